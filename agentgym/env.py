@@ -1,0 +1,171 @@
+"""The environment contract: a :class:`gymnasium.Env` with async twins, tools and instructions.
+
+An env author implements either the sync pair ``_reset``/``_step`` or the async pair
+``_areset``/``_astep``; the other style is derived:
+
+- sync-native envs get ``areset``/``astep`` that run the sync method in a worker thread;
+- async-native envs get ``reset``/``step`` that run the coroutine on the env's own event loop
+  (a private thread), so sync callers and notebooks work too.
+
+Use one instance either synchronously or asynchronously, not both.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+from collections.abc import Coroutine
+from typing import Any, ClassVar, TypeVar
+
+import gymnasium
+
+from .errors import EnvError, ResetNeeded
+from .spaces import AgentAction, observation_space
+from .tools import ToolSet
+
+T = TypeVar("T")
+
+Observation = dict[str, Any]
+StepResult = tuple[Observation, float, bool, bool, dict[str, Any]]
+
+# Sync envs stepped from the async engine run here; the default executor has too few threads
+# (min(32, cpus + 4)) for hundreds of concurrent episodes.
+_ENV_THREADS = concurrent.futures.ThreadPoolExecutor(max_workers=128, thread_name_prefix="env")
+
+
+def make_observation(text: str, images: tuple[bytes, ...] = ()) -> Observation:
+    """Build an observation dict: the text for the model plus optional PNG images."""
+    return {"text": text, "images": tuple(images)}
+
+
+class AgentEnv(gymnasium.Env[Observation, Any]):
+    """Base class of every agentgym environment.
+
+    Subclasses set :attr:`instructions` (the system prompt), :attr:`tools` (a :class:`ToolSet`)
+    and implement ``_reset``/``_step`` or ``_areset``/``_astep``.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"]}
+    instructions: str = ""
+    """System prompt: what the agent is, the action format, the tools."""
+    tools: ToolSet = ToolSet()
+    """Tools the agent may call; empty for pure text envs."""
+    agentgym_spec: Any = None
+    """The :class:`agentgym.EnvSpec` this env was made from (set by :func:`agentgym.make`)."""
+
+    def __init__(self) -> None:
+        self.observation_space = observation_space()
+        self.action_space = AgentAction()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop_thread: threading.Thread | None = None
+        self.render_mode = "ansi"
+        self._last_text = ""
+
+    # -- hooks for authors -------------------------------------------------------------------
+
+    def _reset(self, options: dict[str, Any]) -> tuple[Observation, dict[str, Any]]:
+        raise NotImplementedError
+
+    def _step(self, action: Any) -> StepResult:
+        raise NotImplementedError
+
+    async def _areset(self, options: dict[str, Any]) -> tuple[Observation, dict[str, Any]]:
+        raise NotImplementedError
+
+    async def _astep(self, action: Any) -> StepResult:
+        raise NotImplementedError
+
+    def _close(self) -> None:
+        """Release resources (sync envs)."""
+
+    async def _aclose(self) -> None:
+        """Release resources (async envs)."""
+
+    # -- derived API -------------------------------------------------------------------------
+
+    @classmethod
+    def _is_async_native(cls) -> bool:
+        return cls._astep is not AgentEnv._astep
+
+    def _run(self, coro: Coroutine[Any, Any, T]) -> T:
+        if self._loop is None:
+            self._loop = asyncio.new_event_loop()
+            self._loop_thread = threading.Thread(
+                target=self._loop.run_forever, name=f"{type(self).__name__}-loop", daemon=True
+            )
+            self._loop_thread.start()
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Observation, dict[str, Any]]:
+        """Start an episode; ``seed`` or ``options={"task_id": ...}`` picks the task."""
+        super().reset(seed=seed)
+        if self._is_async_native():
+            obs, info = self._run(self._areset(dict(options or {})))
+        else:
+            obs, info = self._reset(dict(options or {}))
+        self._last_text = obs["text"]
+        return obs, info
+
+    def step(self, action: Any) -> StepResult:
+        """Apply the model's action (text, message dict or tool calls)."""
+        if self._is_async_native():
+            result = self._run(self._astep(action))
+        else:
+            result = self._step(action)
+        self._last_text = result[0]["text"]
+        return result
+
+    async def areset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Observation, dict[str, Any]]:
+        """Async twin of :meth:`reset`."""
+        if self._is_async_native():
+            gymnasium.Env.reset(self, seed=seed)
+            obs, info = await self._areset(dict(options or {}))
+            self._last_text = obs["text"]
+            return obs, info
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(
+            _ENV_THREADS, lambda: self.reset(seed=seed, options=options)
+        )
+
+    async def astep(self, action: Any) -> StepResult:
+        """Async twin of :meth:`step`."""
+        if self._is_async_native():
+            result = await self._astep(action)
+            self._last_text = result[0]["text"]
+            return result
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(_ENV_THREADS, self.step, action)
+
+    def close(self) -> None:
+        """Release the env's resources."""
+        if self._is_async_native() and self._loop is not None:
+            self._run(self._aclose())
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._loop = None
+        else:
+            self._close()
+
+    async def aclose(self) -> None:
+        """Async twin of :meth:`close`."""
+        if self._is_async_native():
+            await self._aclose()
+        else:
+            await asyncio.get_running_loop().run_in_executor(_ENV_THREADS, self.close)
+
+    def render(self) -> str:  # type: ignore[override]
+        """The last observation's text."""
+        return self._last_text
+
+
+def require(condition: bool, message: str) -> None:
+    """Raise :class:`EnvError` with ``message`` when ``condition`` is false."""
+    if not condition:
+        raise EnvError(message)
+
+
+__all__ = ["AgentEnv", "Observation", "ResetNeeded", "StepResult", "make_observation", "require"]

@@ -1,0 +1,167 @@
+"""The plugin manager: built on first use, never at import.
+
+Plugins are found through the ``agentgym`` entry-point group (built-in families register through
+the same group as third-party ones). A plugin that fails to import, or whose hook raises, is
+reported with a :class:`PluginWarning` naming it and skipped; the others keep working.
+
+Environment variables:
+
+- ``AGENTGYM_LOAD_PLUGINS``: comma-separated entry-point names to load; all others are skipped
+  (set it to an empty string to load none).
+- ``AGENTGYM_BLOCK_PLUGINS``: comma-separated entry-point names never to load.
+- ``AGENTGYM_TRACE_PLUGINS``: when set to ``1``, every hook call is logged at DEBUG level on the
+  ``agentgym.plugins`` logger.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import warnings
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from typing import Any
+
+import pluggy
+
+from . import hookspecs
+from .registrars import EnvRegistrar, NamedRegistrar, NamedRegistry
+
+logger = logging.getLogger("agentgym.plugins")
+
+ENTRY_POINT_GROUP = "agentgym"
+REGISTRY_KINDS = ("tools", "sandboxes", "policies", "rewards", "trainers", "losses")
+
+
+class PluginWarning(UserWarning):
+    """A plugin could not be loaded or one of its hooks failed; it was skipped."""
+
+
+@dataclass
+class PluginState:
+    """What the plugin manager loaded: the pluggy manager, registries and failures."""
+
+    manager: pluggy.PluginManager
+    registries: dict[str, NamedRegistry]
+    failures: dict[str, str] = field(default_factory=dict)
+    """Plugin name -> reason it was skipped."""
+
+
+_state: PluginState | None = None
+_lock = threading.RLock()
+
+
+def _names_from_env(var: str) -> set[str] | None:
+    value = os.environ.get(var)
+    if value is None:
+        return None
+    return {n.strip() for n in value.split(",") if n.strip()}
+
+
+def _warn(name: str, reason: str, state: PluginState) -> None:
+    state.failures[name] = reason
+    warnings.warn(f"agentgym plugin {name!r} skipped: {reason}", PluginWarning, stacklevel=3)
+
+
+def _load_entry_point_plugins(state: PluginState) -> None:
+    allow = _names_from_env("AGENTGYM_LOAD_PLUGINS")
+    block = _names_from_env("AGENTGYM_BLOCK_PLUGINS") or set()
+    seen: set[str] = set()
+    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        if ep.name in seen or ep.name in block or (allow is not None and ep.name not in allow):
+            continue
+        seen.add(ep.name)
+        try:
+            plugin = ep.load()
+            state.manager.register(plugin, name=ep.name)
+        except Exception as e:  # a broken plugin must never break agentgym
+            _warn(ep.name, f"{type(e).__name__}: {e}", state)
+
+
+def call_each(state: PluginState, hook_name: str, **kwargs: Any) -> list[Any]:
+    """Call every implementation of ``hook_name`` separately, skipping (and warning on) failures.
+
+    Registration hooks receive a registrar that records which plugin registered each object.
+    """
+    caller = getattr(state.manager.hook, hook_name)
+    results = []
+    for impl in caller.get_hookimpls():
+        name = state.manager.get_name(impl.plugin) or repr(impl.plugin)
+        args = {k: (v(name) if callable(v) and k == "register" else v) for k, v in kwargs.items()}
+        try:
+            results.append(impl.function(*(args[a] for a in impl.argnames)))
+        except Exception as e:
+            _warn(name, f"hook {hook_name} raised {type(e).__name__}: {e}", state)
+    return results
+
+
+def _build() -> PluginState:
+    manager = pluggy.PluginManager("agentgym")
+    manager.add_hookspecs(hookspecs)
+    state = PluginState(manager, {kind: NamedRegistry(kind[:-1]) for kind in REGISTRY_KINDS})
+    if os.environ.get("AGENTGYM_TRACE_PLUGINS") == "1":
+        manager.trace.root.setwriter(logger.debug)
+        manager.enable_tracing()
+    _load_entry_point_plugins(state)
+    manager.check_pending()
+    call_each(state, "agentgym_register_envs", register=lambda name: EnvRegistrar(name))
+    for kind in REGISTRY_KINDS:
+        registry = state.registries[kind]
+        call_each(
+            state,
+            f"agentgym_register_{kind}",
+            register=lambda name, r=registry: NamedRegistrar(r, name),
+        )
+    return state
+
+
+def plugin_state() -> PluginState:
+    """Return the loaded plugin state, building it on first call."""
+    global _state
+    with _lock:
+        if _state is None:
+            _state = _build()
+        return _state
+
+
+def get_plugin_manager() -> pluggy.PluginManager:
+    """Return the pluggy plugin manager, loading plugins on first call."""
+    return plugin_state().manager
+
+
+def get_registry(kind: str) -> NamedRegistry:
+    """Return the registry of one kind: tools, sandboxes, policies, rewards, trainers or losses."""
+    return plugin_state().registries[kind]
+
+
+def register_plugin(plugin: object, name: str | None = None) -> None:
+    """Register a plugin object at run time (tests, notebooks) and run its registration hooks."""
+    state = plugin_state()
+    plugin_name = state.manager.register(plugin, name=name)
+    single = PluginState(state.manager, state.registries, state.failures)
+    for hook_name in ["agentgym_register_envs", *(f"agentgym_register_{k}" for k in REGISTRY_KINDS)]:
+        caller = state.manager.subset_hook_caller(
+            hook_name, [p for p in state.manager.get_plugins() if p is not plugin]
+        )
+        for impl in caller.get_hookimpls():
+            kind = hook_name.removeprefix("agentgym_register_")
+            reg: Any = (
+                EnvRegistrar(plugin_name or "")
+                if kind == "envs"
+                else NamedRegistrar(single.registries[kind], plugin_name or "")
+            )
+            try:
+                impl.function(*(reg if a == "register" else None for a in impl.argnames))
+            except Exception as e:
+                _warn(plugin_name or repr(plugin), f"hook {hook_name} raised {e}", single)
+
+
+def reset_plugins() -> None:
+    """Forget the loaded plugins; the next use rebuilds the manager (used by tests)."""
+    global _state
+    with _lock:
+        _state = None
+    from .registry import _clear_plugin_specs
+
+    _clear_plugin_specs()

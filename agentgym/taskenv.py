@@ -1,0 +1,178 @@
+"""A base for task-driven tool environments: pick a task, answer tool calls, score on finish.
+
+Most families (SQL, code, search, text games) share one loop: ``reset`` picks a task from a split
+and shows it, each ``step`` parses the model's tool calls, runs them and renders the results, and
+a final tool (``submit``, ``answer``) ends the episode with a reward. :class:`TaskToolEnv` owns
+that loop once, including the rule that bad input never raises out of ``step``: unparseable text,
+unknown tools, invalid arguments and tool crashes all become error observations.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from .env import AgentEnv, Observation, StepResult, make_observation
+from .errors import ResetNeeded, TaskError, ToolError
+from .tasks import Task, TaskSet
+from .toolcalls import ToolCall, ToolResult, parse_tool_calls
+from .tools import Tool, ToolSet
+
+logger = logging.getLogger(__name__)
+
+MAX_RESULT_CHARS = 4000
+
+
+class TaskToolEnv(AgentEnv):
+    """Base class for envs whose episodes are one task solved through tool calls.
+
+    Subclasses implement :meth:`make_tools`, :meth:`start` and call :meth:`finish` from their final
+    tool. They may override :meth:`parse_action` to accept an extra text protocol.
+    """
+
+    max_calls_per_turn: int = 8
+    """Calls beyond this many in one turn are answered with an error."""
+
+    def __init__(self, tasks: TaskSet, split: str = "train") -> None:
+        super().__init__()
+        self.split = split
+        self.task_set = tasks.split(split)
+        self.tools = ToolSet(self.make_tools())
+        self.task: Task | None = None
+        self.done = True
+        self.reward = 0.0
+        self.turn = 0
+        self.outcome: dict[str, Any] = {}
+
+    # -- for subclasses ----------------------------------------------------------------------
+
+    def make_tools(self) -> list[Tool | Callable[..., Any]]:
+        """Tools of this env, usually bound methods with typed signatures and docstrings."""
+        return []
+
+    def start(self, task: Task) -> str:
+        """Prepare ``task`` and return the first observation's text."""
+        raise NotImplementedError
+
+    def parse_action(self, action: Any) -> list[ToolCall]:
+        """Turn the model's action into tool calls (default: the standard tool-call formats)."""
+        return parse_tool_calls(action)
+
+    def no_call_message(self) -> str:
+        """Observation shown when a turn holds no tool call."""
+        names = ", ".join(self.tools.names())
+        return (
+            "Error: no tool call found. Call exactly one tool per turn, for example "
+            f'<tool_call>{{"name": "<tool>", "arguments": {{...}}}}</tool_call>. Tools: {names}.'
+        )
+
+    def finish(self, reward: float, **outcome: Any) -> None:
+        """End the episode with ``reward``; ``outcome`` is merged into the final ``info``."""
+        self.done = True
+        self.reward = float(reward)
+        self.outcome = outcome
+
+    # -- the loop ----------------------------------------------------------------------------
+
+    def select_task(self, options: dict[str, Any]) -> Task:
+        """``options["task_id"]``, else ``options["index"]``, else a task drawn with the seed."""
+        if not len(self.task_set):
+            raise TaskError(f"split {self.split!r} has no tasks")
+        if "task_id" in options:
+            return self.task_set.get(str(options["task_id"]))
+        if "index" in options:
+            return self.task_set[int(options["index"]) % len(self.task_set)]
+        return self.task_set[int(self.np_random.integers(len(self.task_set)))]
+
+    def _info(self) -> dict[str, Any]:
+        return {
+            "task_id": self.task.task_id if self.task else None,
+            "split": self.split,
+            "turn": self.turn,
+        }
+
+    def _reset(self, options: dict[str, Any]) -> tuple[Observation, dict[str, Any]]:
+        self.task = self.select_task(options)
+        self.done = False
+        self.reward = 0.0
+        self.turn = 0
+        self.outcome = {}
+        text = self.start(self.task)
+        return make_observation(text), self._info()
+
+    def _run_call(self, call: ToolCall) -> ToolResult:
+        try:
+            out = self.tools.get(call.name)(call.arguments)
+            return ToolResult(call.id, call.name, _render(out))
+        except ToolError as e:
+            return ToolResult(call.id, call.name, f"Error: {e}", is_error=True)
+        except Exception as e:  # a tool bug must not end the run
+            logger.exception("tool %r crashed", call.name)
+            return ToolResult(
+                call.id, call.name, f"Error: tool {call.name!r} failed: {type(e).__name__}: {e}",
+                is_error=True,
+            )
+
+    def _step(self, action: Any) -> StepResult:
+        if self.done or self.task is None:
+            raise ResetNeeded("call reset() before step(); the episode has ended")
+        self.turn += 1
+        info = self._info()
+        try:
+            calls = self.parse_action(action)
+        except ToolError as e:
+            info["error"] = str(e)
+            return make_observation(f"Error: {e}"), 0.0, False, False, info
+        except Exception as e:  # a parser bug must not end the run
+            logger.exception("action parser crashed")
+            info["error"] = f"{type(e).__name__}: {e}"
+            return make_observation(f"Error: cannot parse action: {e}"), 0.0, False, False, info
+        if not calls:
+            info["error"] = "no tool call"
+            return make_observation(self.no_call_message()), 0.0, False, False, info
+        results = []
+        for i, call in enumerate(calls):
+            if self.done:
+                break
+            if i >= self.max_calls_per_turn:
+                results.append(
+                    ToolResult(call.id, call.name, "Error: too many tool calls in one turn", True)
+                )
+                continue
+            results.append(self._run_call(call))
+        info["tool_results"] = results
+        if any(r.is_error for r in results):
+            info["error"] = "; ".join(r.content for r in results if r.is_error)[:500]
+        text = "\n\n".join(r.content for r in results)
+        reward = 0.0
+        if self.done:
+            info.update(self.outcome)
+            info["success"] = bool(self.outcome.get("success", self.reward >= 1.0))
+            reward = self._shaped_reward(info)
+        return make_observation(text), reward, self.done, False, info
+
+    def _shaped_reward(self, info: dict[str, Any]) -> float:
+        from .plugins import plugin_state
+
+        env_id = self.agentgym_spec.id if self.agentgym_spec is not None else type(self).__name__
+        state = plugin_state()
+        reward = self.reward
+        try:
+            values = state.manager.hook.agentgym_episode_end(
+                env_id=env_id, task_id=info.get("task_id"), reward=reward, info=info
+            )
+        except Exception:  # a reward-shaping plugin must not end the run
+            logger.exception("agentgym_episode_end hook failed; reward left unshaped")
+            return reward
+        for value in values:
+            if value is not None:
+                reward = float(value)
+        return reward
+
+
+def _render(value: Any) -> str:
+    text = value if isinstance(value, str) else repr(value)
+    if len(text) > MAX_RESULT_CHARS:
+        text = text[:MAX_RESULT_CHARS] + f"\n... [truncated {len(text) - MAX_RESULT_CHARS} chars]"
+    return text

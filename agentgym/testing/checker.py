@@ -1,0 +1,99 @@
+"""``check_env``: API conformance, seeded determinism and robustness to malformed actions."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+import gymnasium
+
+from ..errors import AgentGymError
+from ..registry import make
+from ..tools import ToolSet
+from .malformed import malformed_actions
+
+
+class EnvCheckError(AgentGymError):
+    """An environment broke the agentgym env contract."""
+
+
+def _fail(msg: str) -> None:
+    raise EnvCheckError(msg)
+
+
+def _check_obs(env: Any, obs: Any, where: str) -> None:
+    if not isinstance(obs, dict) or not isinstance(obs.get("text"), str):
+        _fail(f"{where}: observation must be a dict with a str 'text', got {type(obs).__name__}")
+    if not env.observation_space.contains(obs):
+        _fail(f"{where}: observation {str(obs)[:200]!r} is not in the observation space")
+
+
+def _check_step_result(env: Any, result: Any, where: str) -> tuple[bool, bool]:
+    if not isinstance(result, tuple) or len(result) != 5:
+        _fail(f"{where}: step must return a 5-tuple (obs, reward, terminated, truncated, info)")
+    obs, reward, terminated, truncated, info = result
+    _check_obs(env, obs, where)
+    if not isinstance(reward, int | float) or isinstance(reward, bool):
+        _fail(f"{where}: reward must be a float, got {type(reward).__name__}")
+    if not isinstance(terminated, bool) or not isinstance(truncated, bool):
+        _fail(f"{where}: terminated and truncated must be bools")
+    if not isinstance(info, dict):
+        _fail(f"{where}: info must be a dict")
+    return terminated, truncated
+
+
+def check_env(env: gymnasium.Env, *, seed: int = 0, n_malformed: int = 200) -> None:
+    """Check ``env`` against the agentgym contract; raise :class:`EnvCheckError` on a breach.
+
+    Checks: the API shape (spaces, reset/step types, tools and instructions), that the same seed
+    gives the same first observation, that a random action and ``n_malformed`` malformed actions
+    all return observations instead of raising, and that ``reset`` works after every episode end.
+    """
+    base = env.unwrapped
+    if not isinstance(base.observation_space, gymnasium.spaces.Space):
+        _fail("observation_space is not a gymnasium Space")
+    if not isinstance(base.action_space, gymnasium.spaces.Space):
+        _fail("action_space is not a gymnasium Space")
+    tools = getattr(base, "tools", None)
+    if not isinstance(tools, ToolSet):
+        _fail("env.tools must be an agentgym.ToolSet")
+    if not isinstance(getattr(base, "instructions", None), str):
+        _fail("env.instructions must be a str")
+    for t in tools:
+        schema = t.to_openai()
+        if schema["function"]["parameters"].get("type") != "object":
+            _fail(f"tool {t.name!r} parameters schema is not an object")
+
+    obs1, info1 = env.reset(seed=seed)
+    _check_obs(env, obs1, "reset")
+    if not isinstance(info1, dict):
+        _fail("reset: info must be a dict")
+    obs2, _ = env.reset(seed=seed)
+    if obs1["text"] != obs2["text"]:
+        _fail("reset(seed=s) twice gave different observations: the env is not deterministic")
+
+    result = env.step(env.action_space.sample())
+    _check_step_result(env, result, "step(random action)")
+
+    env.reset(seed=seed + 1)
+    names = tools.names()
+    for i, action in enumerate(malformed_actions(n_malformed, seed=seed, tool_names=names)):
+        try:
+            result = env.step(action)
+        except Exception as e:
+            _fail(f"step raised {type(e).__name__} on malformed action #{i} {str(action)[:120]!r}")
+        terminated, truncated = _check_step_result(env, result, f"malformed action #{i}")
+        if terminated or truncated:
+            env.reset(seed=seed + 2 + i)
+    with contextlib.suppress(Exception):
+        env.close()
+
+
+def check_registered_env(env_id: str, *, n_malformed: int = 200, **make_kwargs: Any) -> None:
+    """``make`` the env registered as ``env_id`` and run :func:`check_env` on it."""
+    env = make(env_id, **make_kwargs)
+    try:
+        check_env(env, n_malformed=n_malformed)
+    finally:
+        with contextlib.suppress(Exception):
+            env.close()

@@ -1,0 +1,85 @@
+"""Wrappers that keep the async twins and the tool API of the wrapped env.
+
+Gymnasium's :class:`gymnasium.Wrapper` no longer forwards unknown attributes, so :class:`Wrapper`
+forwards the agentgym ones explicitly (``tools``, ``instructions``, ``areset``, ``astep``,
+``aclose``). A time or turn limit is a wrapper, as in Gymnasium: :class:`TurnLimit` sets
+``truncated`` and never ``terminated``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+
+from .env import AgentEnv, Observation, StepResult
+from .tools import ToolSet
+
+
+class Wrapper(gymnasium.Wrapper[Observation, Any, Observation, Any]):
+    """Base wrapper for agentgym envs; subclasses override the sync and async twins they change."""
+
+    @property
+    def tools(self) -> ToolSet:
+        """The wrapped env's tools."""
+        return self.env.tools  # type: ignore[no-any-return]
+
+    @property
+    def instructions(self) -> str:
+        """The wrapped env's system prompt."""
+        return self.env.instructions  # type: ignore[no-any-return]
+
+    async def areset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Observation, dict[str, Any]]:
+        """Async twin of :meth:`reset`."""
+        return await self.env.areset(seed=seed, options=options)  # type: ignore[no-any-return]
+
+    async def astep(self, action: Any) -> StepResult:
+        """Async twin of :meth:`step`."""
+        return await self.env.astep(action)  # type: ignore[no-any-return]
+
+    async def aclose(self) -> None:
+        """Async twin of :meth:`close`."""
+        await self.env.aclose()
+
+
+class TurnLimit(Wrapper):
+    """Truncate the episode after ``max_turns`` steps (``truncated=True``, ``terminated`` as is)."""
+
+    def __init__(self, env: AgentEnv | gymnasium.Env, max_turns: int) -> None:
+        super().__init__(env)
+        if max_turns < 1:
+            raise ValueError(f"max_turns must be >= 1, got {max_turns}")
+        self.max_turns = max_turns
+        self.turns = 0
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Observation, dict[str, Any]]:
+        """Reset the env and the turn counter."""
+        self.turns = 0
+        return super().reset(seed=seed, options=options)
+
+    def _count(self, result: StepResult) -> StepResult:
+        obs, reward, terminated, truncated, info = result
+        self.turns += 1
+        if self.turns >= self.max_turns and not terminated:
+            truncated = True
+            info = {**info, "truncated_reason": f"turn limit {self.max_turns} reached"}
+        return obs, reward, terminated, truncated, info
+
+    def step(self, action: Any) -> StepResult:
+        """Step the env and truncate at the turn limit."""
+        return self._count(self.env.step(action))
+
+    async def areset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Observation, dict[str, Any]]:
+        """Async twin of :meth:`reset`."""
+        self.turns = 0
+        return await super().areset(seed=seed, options=options)
+
+    async def astep(self, action: Any) -> StepResult:
+        """Async twin of :meth:`step`."""
+        return self._count(await self.env.astep(action))
