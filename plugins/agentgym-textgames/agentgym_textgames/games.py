@@ -1,0 +1,143 @@
+"""Guess-the-number and wordle, written on :class:`agentgym.TaskToolEnv`."""
+
+from __future__ import annotations
+
+from agentgym import Task, TaskSet, TaskToolEnv, ToolArgumentError
+
+WORDS = (
+    "apple brave crane drive eagle flame grape house input joker knife lemon mango noble ocean "
+    "piano queen river stone tiger ultra vivid whale xenon yacht zebra amber blaze cider dwarf "
+    "ember frost glove haste ivory jelly karma lunar maple nerve orbit pearl quilt raven solar "
+    "tulip unity vapor wheat youth zesty"
+).split()
+
+
+def guess_number_tasks() -> TaskSet:
+    """Targets 1..100; every fifth target is held out for the test split."""
+    return TaskSet(
+        (
+            Task(f"guess-{n:03d}", "test" if n % 5 == 0 else "train",
+                 "Find the hidden number between 1 and 100.", {"target": n})
+            for n in range(1, 101)
+        ),
+        name="guess-number",
+    )
+
+
+def wordle_tasks() -> TaskSet:
+    """One task per word; every fourth word is held out for the test split."""
+    return TaskSet(
+        (
+            Task(f"wordle-{w}", "test" if i % 4 == 0 else "train",
+                 "Guess the hidden five-letter word.", {"answer": w})
+            for i, w in enumerate(WORDS)
+        ),
+        name="wordle",
+    )
+
+
+def fewer_guesses_reward(guesses: int, max_guesses: int) -> float:
+    """1.0 for a first-try win, falling linearly to 0.1 for a win on the last allowed guess."""
+    if guesses < 1 or guesses > max_guesses:
+        return 0.0
+    return 1.0 - 0.9 * (guesses - 1) / max(1, max_guesses - 1)
+
+
+class GuessNumberEnv(TaskToolEnv):
+    """Find a hidden number with the ``guess`` tool; reward 1 for finding it."""
+
+    instructions = (
+        "You play guess-the-number. Call the tool `guess` with an integer from 1 to 100; it "
+        'answers "higher", "lower" or "correct". Call it as '
+        '<tool_call>{"name": "guess", "arguments": {"number": 50}}</tool_call>.'
+    )
+
+    def __init__(self, split: str = "train") -> None:
+        super().__init__(guess_number_tasks(), split)
+        self.guesses = 0
+
+    def make_tools(self) -> list:
+        """The single ``guess`` tool."""
+        return [self.guess]
+
+    def start(self, task: Task) -> str:
+        """Reset the guess counter and show the task."""
+        self.guesses = 0
+        return task.prompt
+
+    def guess(self, number: int) -> str:
+        """Guess the hidden number.
+
+        Args:
+            number: Your guess, an integer from 1 to 100.
+        """
+        if not 1 <= number <= 100:
+            raise ToolArgumentError(f"number must be between 1 and 100, got {number}")
+        self.guesses += 1
+        target = self.task.data["target"]  # type: ignore[union-attr]
+        if number == target:
+            self.finish(1.0, success=True, guesses=self.guesses)
+            return f"correct: {number} after {self.guesses} guesses"
+        return "higher" if target > number else "lower"
+
+    def expert_actions(self, task: Task) -> list[str]:
+        """Binary search, as tool-call text."""
+        lo, hi, out = 1, 100, []
+        while True:
+            mid = (lo + hi) // 2
+            out.append(f'<tool_call>{{"name": "guess", "arguments": {{"number": {mid}}}}}</tool_call>')
+            if mid == task.data["target"]:
+                return out
+            lo, hi = (mid + 1, hi) if task.data["target"] > mid else (lo, mid - 1)
+
+
+class WordleEnv(TaskToolEnv):
+    """Wordle with a ``guess`` tool: G = right place, Y = elsewhere in the word, . = absent."""
+
+    instructions = (
+        "You play wordle. Call `guess` with a five-letter lowercase word; the feedback marks each "
+        "letter G (right place), Y (in the word, elsewhere) or . (absent). Six guesses. Example: "
+        '<tool_call>{"name": "guess", "arguments": {"word": "crane"}}</tool_call>.'
+    )
+    max_guesses = 6
+
+    def __init__(self, split: str = "train") -> None:
+        super().__init__(wordle_tasks(), split)
+        self.guesses = 0
+
+    def make_tools(self) -> list:
+        """The single ``guess`` tool."""
+        return [self.guess]
+
+    def start(self, task: Task) -> str:
+        """Reset the guess counter and show the task."""
+        self.guesses = 0
+        return task.prompt
+
+    def guess(self, word: str) -> str:
+        """Guess the hidden word.
+
+        Args:
+            word: A five-letter lowercase word.
+        """
+        word = word.strip().lower()
+        if len(word) != 5 or not word.isalpha():
+            raise ToolArgumentError(f"word must be five letters, got {word!r}")
+        self.guesses += 1
+        answer = self.task.data["answer"]  # type: ignore[union-attr]
+        marks = "".join(
+            "G" if c == a else ("Y" if c in answer else ".") for c, a in zip(word, answer)
+        )
+        if word == answer:
+            reward = fewer_guesses_reward(self.guesses, self.max_guesses)
+            self.finish(reward, success=True, guesses=self.guesses)
+            return f"{marks}  correct after {self.guesses} guesses"
+        if self.guesses >= self.max_guesses:
+            self.finish(0.0, success=False, guesses=self.guesses)
+            return f"{marks}  out of guesses; the word was {answer}"
+        return f"{marks}  ({self.max_guesses - self.guesses} guesses left)"
+
+    def expert_actions(self, task: Task) -> list[str]:
+        """Guess the answer directly."""
+        word = task.data["answer"]
+        return [f'<tool_call>{{"name": "guess", "arguments": {{"word": "{word}"}}}}</tool_call>']
