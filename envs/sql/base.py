@@ -1,0 +1,114 @@
+"""What every SQL executor shares: its limits, its interface and the capped row fetch."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from .errors import SQLResultTooLargeError, SQLTimeoutError
+from .result import QueryResult
+
+__all__ = ["ExecutionLimits", "SQLExecutor", "build_result", "fetch_capped", "value_size"]
+
+
+@dataclass(frozen=True)
+class ExecutionLimits:
+    """Caps applied to every statement an executor runs."""
+
+    timeout_s: float = 5.0
+    """Wall-clock limit for executing and fetching one statement, in seconds."""
+    max_rows: int = 1000
+    """Rows kept; a statement returning more comes back with ``truncated=True``."""
+    max_bytes: int = 1_000_000
+    """Approximate bytes of row data kept (text and blobs by length, 8 per other value)."""
+    max_value_bytes: int = 1_000_000
+    """Largest single string or blob the engine may build (SQLite ``SQLITE_LIMIT_LENGTH``)."""
+    max_sql_chars: int = 100_000
+    """Longest statement accepted."""
+
+
+@runtime_checkable
+class SQLExecutor(Protocol):
+    """Runs one read-only statement against one database and returns a capped result."""
+
+    dialect: str
+    """``"sqlite"`` or ``"postgres"``."""
+
+    def execute(self, sql: str) -> QueryResult:
+        """Run ``sql`` (exactly one statement) or raise an :class:`SQLError` subclass."""
+        ...
+
+    def schema_sql(self) -> str:
+        """The ``CREATE TABLE`` statements of the database, for a prompt."""
+        ...
+
+    def close(self) -> None:
+        """Release connections; the executor may not be used afterwards."""
+        ...
+
+
+def value_size(value: Any) -> int:
+    """Approximate size of one cell in bytes, as counted against ``max_bytes``."""
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return len(value)
+    return 8
+
+
+def fetch_capped(
+    fetchmany: Callable[[int], Sequence[Sequence[Any]]],
+    limits: ExecutionLimits,
+    deadline: float,
+    convert: Callable[[Sequence[Any]], tuple[Any, ...]] = tuple,
+) -> tuple[list[tuple[Any, ...]], bool]:
+    """Fetch rows in batches until the result ends or a cap is hit.
+
+    Returns the rows kept and whether rows were left behind. Never fetches more than one batch
+    past ``limits.max_rows``, so an unbounded result costs no more than a bounded one.
+
+    Raises:
+        SQLResultTooLargeError: the first row alone is over ``limits.max_bytes``.
+        SQLTimeoutError: ``deadline`` (a ``time.monotonic()`` value) passed between batches.
+    """
+    rows: list[tuple[Any, ...]] = []
+    used = 0
+    batch = 64
+    while True:
+        if time.monotonic() > deadline:
+            raise SQLTimeoutError(
+                f"query took longer than {limits.timeout_s:g} s while fetching rows: "
+                "add filters or a LIMIT"
+            )
+        chunk = fetchmany(min(batch, limits.max_rows + 1 - len(rows)))
+        if not chunk:
+            return rows, False
+        for raw in chunk:
+            if len(rows) >= limits.max_rows:
+                return rows, True
+            row = convert(raw)
+            size = sum(value_size(v) for v in row)
+            if used + size > limits.max_bytes:
+                if not rows:
+                    raise SQLResultTooLargeError(
+                        f"the first row is about {size} bytes, over the {limits.max_bytes}-byte "
+                        "cap: select fewer or shorter columns"
+                    )
+                return rows, True
+            used += size
+            rows.append(row)
+        batch = min(batch * 4, 4096)
+
+
+def build_result(
+    columns: Sequence[str], rows: list[tuple[Any, ...]], truncated: bool, started: float
+) -> QueryResult:
+    """Assemble a :class:`QueryResult`, measuring elapsed time from ``started``."""
+    return QueryResult(
+        columns=tuple(columns),
+        rows=tuple(rows),
+        truncated=truncated,
+        elapsed_s=time.monotonic() - started,
+    )

@@ -1,0 +1,1 @@
+"""Bundled SQL data: ``dbs/<db_id>.sqlite``, ``tasks.jsonl`` and the builder that makes them."""

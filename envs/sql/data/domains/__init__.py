@@ -1,0 +1,12 @@
+"""One module per database domain, each with ``DB_ID``, ``SCHEMA``, ``populate``, ``TEMPLATES``."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from . import store
+
+__all__ = ["DOMAINS"]
+
+DOMAINS: tuple[ModuleType, ...] = (store,)
+"""Every domain, in build order."""

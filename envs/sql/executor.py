@@ -1,0 +1,199 @@
+"""Run a model's SQL against a bundled SQLite database without letting it change anything.
+
+Layers, outermost first: one statement only, whose first keyword is a read (``SELECT``, ``WITH``,
+``VALUES``, ``EXPLAIN`` or a whitelisted ``PRAGMA``); the file opened ``mode=ro&immutable=1``;
+``PRAGMA query_only``; an authorizer that allows only reads and safe functions; engine limits
+(no attached databases, 1 MB values); ``load_extension`` switched off; a progress handler that
+interrupts the statement at its deadline; and a capped fetch of the rows.
+
+Each thread gets its own connection per executor, opened once and reused: SQLite releases the
+GIL while it steps, so threads run queries in parallel instead of queueing on a lock.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from . import sqlite_guard
+from .base import ExecutionLimits, build_result, fetch_capped
+from .errors import (
+    SQLDatabaseNotFound,
+    SQLError,
+    SQLExecutionError,
+    SQLForbiddenError,
+    SQLMultipleStatementsError,
+    SQLResultTooLargeError,
+    SQLSyntaxError,
+    SQLTimeoutError,
+)
+from .result import QueryResult
+from .statements import first_keyword, single_statement
+
+__all__ = ["SqliteExecutor"]
+
+_READ_KEYWORDS = frozenset({"SELECT", "WITH", "VALUES", "EXPLAIN", "PRAGMA"})
+_SYNTAX_MARKERS = ("syntax error", "incomplete input", "unrecognized token")
+
+
+class _Guard:
+    """Per-connection state read by the progress handler and the authorizer."""
+
+    def __init__(self) -> None:
+        self.deadline = float("inf")
+        self.timed_out = False
+        self.denied: str | None = None
+
+    def progress(self) -> int:
+        """Progress handler: a non-zero return interrupts the running statement."""
+        if time.monotonic() > self.deadline:
+            self.timed_out = True
+            return 1
+        return 0
+
+    def authorize(self, action: int, arg1: str | None, arg2: str | None, *_: Any) -> int:
+        """Authorizer: allow reads, record and deny everything else."""
+        reason = sqlite_guard.deny_reason(action, arg1, arg2)
+        if reason is None:
+            return sqlite3.SQLITE_OK
+        if self.denied is None:
+            self.denied = reason
+        return sqlite3.SQLITE_DENY
+
+
+class SqliteExecutor:
+    """Read-only, time- and size-capped executor for one SQLite database file."""
+
+    dialect = "sqlite"
+
+    def __init__(self, path: str | Path, limits: ExecutionLimits | None = None) -> None:
+        """Check that ``path`` exists; connections are opened lazily, one per thread."""
+        self.path = Path(path).resolve()
+        if not self.path.is_file():
+            raise SQLDatabaseNotFound(f"no SQLite database at {self.path}")
+        self.limits = limits or ExecutionLimits()
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._connections: list[sqlite3.Connection] = []
+        self._closed = False
+
+    def _open(self) -> tuple[sqlite3.Connection, _Guard]:
+        """Open and harden a new connection for the calling thread."""
+        uri = f"file:{quote(str(self.path))}?mode=ro&immutable=1"
+        conn = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
+        guard = _Guard()
+        try:
+            sqlite_guard.harden(conn, self.limits)
+            conn.set_authorizer(guard.authorize)
+            conn.set_progress_handler(guard.progress, sqlite_guard.PROGRESS_OPS)
+        except sqlite3.Error as e:
+            conn.close()
+            raise SQLExecutionError(f"cannot open {self.path.name}: {e}") from e
+        with self._lock:
+            if self._closed:
+                conn.close()
+                raise SQLError("executor is closed")
+            self._connections.append(conn)
+        return conn, guard
+
+    def _connection(self) -> tuple[sqlite3.Connection, _Guard]:
+        """The calling thread's connection, opened on first use."""
+        pair = getattr(self._local, "pair", None)
+        if pair is None:
+            pair = self._local.pair = self._open()
+        return pair
+
+    def execute(self, sql: str) -> QueryResult:
+        """Run exactly one read-only statement and return its capped result."""
+        started = time.monotonic()
+        if self._closed:
+            raise SQLError("executor is closed")
+        if len(sql) > self.limits.max_sql_chars:
+            raise SQLForbiddenError(
+                f"query is {len(sql)} characters, over the {self.limits.max_sql_chars} limit"
+            )
+        statement = single_statement(sql, "sqlite")
+        keyword = first_keyword(statement, "sqlite")
+        if keyword not in _READ_KEYWORDS:
+            raise SQLForbiddenError(
+                f"{keyword or 'this statement'} is not allowed: the database is read-only, "
+                "use SELECT"
+            )
+        conn, guard = self._connection()
+        guard.deadline = started + self.limits.timeout_s
+        guard.timed_out = False
+        guard.denied = None
+        cursor = conn.cursor()
+        try:
+            cursor.execute(statement)
+            columns = [d[0] for d in cursor.description or ()]
+            rows, truncated = fetch_capped(cursor.fetchmany, self.limits, guard.deadline)
+        except SQLError:
+            raise
+        except (sqlite3.Error, sqlite3.Warning, MemoryError, OverflowError) as e:
+            raise self._translate(e, guard) from e
+        finally:
+            cursor.close()
+            guard.deadline = float("inf")
+        return build_result(columns, rows, truncated, started)
+
+    def _translate(self, error: BaseException, guard: _Guard) -> SQLError:
+        """Map an engine exception to the matching :class:`SQLError` subclass."""
+        message = str(error)
+        lowered = message.lower()
+        if guard.timed_out or lowered == "interrupted":
+            return SQLTimeoutError(
+                f"query took longer than {self.limits.timeout_s:g} s and was stopped: "
+                "add filters, avoid cross joins or add a LIMIT"
+            )
+        if guard.denied is not None:
+            return SQLForbiddenError(f"{guard.denied} is not allowed: the database is read-only")
+        if "one statement at a time" in lowered:
+            return SQLMultipleStatementsError("send exactly one statement per query")
+        if isinstance(error, MemoryError) or "too big" in lowered or "out of memory" in lowered:
+            return SQLResultTooLargeError(
+                f"a value grew past the {self.limits.max_value_bytes}-byte limit ({message})"
+            )
+        if "readonly" in lowered or "read-only" in lowered or "not authorized" in lowered:
+            return SQLForbiddenError(f"the database is read-only ({message})")
+        if "attached" in lowered:
+            return SQLForbiddenError(f"ATTACH is not allowed ({message})")
+        if any(marker in lowered for marker in _SYNTAX_MARKERS):
+            return SQLSyntaxError(message)
+        return SQLExecutionError(message)
+
+    def schema_sql(self) -> str:
+        """The ``CREATE TABLE`` statements of the database, in file order."""
+        result = self.execute(
+            "SELECT sql FROM sqlite_master WHERE type = 'table' AND sql IS NOT NULL "
+            "AND name NOT LIKE 'sqlite_%' ORDER BY rowid"
+        )
+        return ";\n\n".join(row[0] for row in result.rows) + ";"
+
+    def table_names(self) -> list[str]:
+        """Names of the user tables, in file order."""
+        result = self.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' "
+            "AND name NOT LIKE 'sqlite_%' ORDER BY rowid"
+        )
+        return [row[0] for row in result.rows]
+
+    def close(self) -> None:
+        """Close every connection this executor opened, in any thread."""
+        with self._lock:
+            self._closed = True
+            connections, self._connections = self._connections, []
+        for conn in connections:
+            conn.close()
+
+    def __enter__(self) -> SqliteExecutor:
+        """Use as a context manager that closes on exit."""
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """Close the executor."""
+        self.close()
