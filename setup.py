@@ -4,7 +4,11 @@ Everything else is in pyproject.toml."""
 
 from setuptools import find_packages, setup
 
-MAPPED = {"agentgym.envs": "envs", "agentgym.sandboxes": "sandboxes", "agentgym.trainers": "trainers"}
+MAPPED = {
+    "agentgym.envs": "envs",
+    "agentgym.sandboxes": "sandboxes",
+    "agentgym.trainers": "trainers",
+}
 
 packages = find_packages(include=["agentgym", "agentgym.*"])
 for name, folder in MAPPED.items():

@@ -130,7 +130,8 @@ def play(
             if terminated or truncated:
                 console.print(obs["text"], markup=False, highlight=False)
                 state = "terminated" if terminated else "truncated"
-                console.print(f"[bold]episode {state}[/]: return {total:.3f}  info {info}")
+                outcome = {k: v for k, v in info.items() if k != "tool_results"}
+                console.print(f"[bold]episode {state}[/]: return {total:.3f}  {outcome}")
                 break
     finally:
         env.close()

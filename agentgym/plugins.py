@@ -140,7 +140,8 @@ def register_plugin(plugin: object, name: str | None = None) -> None:
     state = plugin_state()
     plugin_name = state.manager.register(plugin, name=name)
     single = PluginState(state.manager, state.registries, state.failures)
-    for hook_name in ["agentgym_register_envs", *(f"agentgym_register_{k}" for k in REGISTRY_KINDS)]:
+    hook_names = ["agentgym_register_envs", *(f"agentgym_register_{k}" for k in REGISTRY_KINDS)]
+    for hook_name in hook_names:
         caller = state.manager.subset_hook_caller(
             hook_name, [p for p in state.manager.get_plugins() if p is not plugin]
         )

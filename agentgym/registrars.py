@@ -123,7 +123,7 @@ class NamedRegistrar:
 
 
 class EnvRegistrar:
-    """Callable handed to ``agentgym_register_envs``: same signature as :func:`agentgym.register`."""
+    """Callable handed to ``agentgym_register_envs``; same signature as ``agentgym.register``."""
 
     def __init__(self, plugin: str = "") -> None:
         self._plugin = plugin

@@ -61,7 +61,9 @@ class TaskSet:
         tasks = []
         for i, rec in enumerate(records):
             if id_key not in rec or prompt_key not in rec:
-                raise TaskError(f"task set {name!r}: record {i} lacks {id_key!r} or {prompt_key!r}")
+                raise TaskError(
+                    f"task set {name!r}: record {i} lacks {id_key!r} or {prompt_key!r}"
+                )
             data = {k: v for k, v in rec.items() if k not in (id_key, prompt_key, split_key)}
             tasks.append(
                 Task(str(rec[id_key]), str(rec.get(split_key, default_split)), rec[prompt_key], data)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from agentgym import Task, TaskSet, TaskToolEnv, ToolArgumentError
 
 WORDS = (
@@ -85,7 +87,8 @@ class GuessNumberEnv(TaskToolEnv):
         lo, hi, out = 1, 100, []
         while True:
             mid = (lo + hi) // 2
-            out.append(f'<tool_call>{{"name": "guess", "arguments": {{"number": {mid}}}}}</tool_call>')
+            call = {"name": "guess", "arguments": {"number": mid}}
+            out.append(f"<tool_call>{json.dumps(call)}</tool_call>")
             if mid == task.data["target"]:
                 return out
             lo, hi = (mid + 1, hi) if task.data["target"] > mid else (lo, mid - 1)
@@ -126,7 +129,7 @@ class WordleEnv(TaskToolEnv):
         self.guesses += 1
         answer = self.task.data["answer"]  # type: ignore[union-attr]
         marks = "".join(
-            "G" if c == a else ("Y" if c in answer else ".") for c, a in zip(word, answer)
+            "G" if c == a else ("Y" if c in answer else ".") for c, a in zip(word, answer, strict=True)
         )
         if word == answer:
             reward = fewer_guesses_reward(self.guesses, self.max_guesses)

@@ -1,0 +1,58 @@
+"""Every registered env, plugin envs included, passes check_env and survives malformed input."""
+
+import pytest
+
+import agentgym
+from agentgym.testing import check_registered_env, malformed_actions
+
+ENV_IDS = agentgym.list_envs()
+
+
+def _make_or_skip(env_id):
+    try:
+        return agentgym.make(env_id)
+    except agentgym.MissingExtra as e:
+        pytest.skip(f"{env_id}: {e}")
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_check_env(env_id):
+    env = _make_or_skip(env_id)
+    env.close()
+    check_registered_env(env_id, n_malformed=100)
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_thousand_malformed_actions_never_escape_step(env_id):
+    env = _make_or_skip(env_id)
+    env.reset(seed=0)
+    errors = 0
+    names = env.unwrapped.tools.names()
+    for i, action in enumerate(malformed_actions(1000, seed=7, tool_names=names)):
+        obs, reward, terminated, truncated, info = env.step(action)
+        assert isinstance(obs["text"], str) and obs["text"]
+        errors += "error" in info
+        if terminated or truncated:
+            env.reset(seed=i)
+    env.close()
+    assert errors > 500, "malformed actions should mostly be reported as errors in info"
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_seeded_rollout_is_deterministic(env_id):
+    def run():
+        env = _make_or_skip(env_id)
+        obs, info = env.reset(seed=123)
+        texts = [obs["text"], info.get("task_id")]
+        for action in ["hello", '<tool_call>{"name": "nothing", "arguments": {}}</tool_call>']:
+            texts.append(env.step(action)[0]["text"])
+        env.close()
+        return texts
+
+    assert run() == run()
+
+
+def test_example_plugin_is_found_through_its_entry_point():
+    spec = agentgym.spec("guess-number")
+    assert spec.plugin == "textgames"
+    assert {"textgames/guess-number-v0", "textgames/wordle-v0"} <= set(ENV_IDS)

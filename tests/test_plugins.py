@@ -1,0 +1,130 @@
+"""Plugins: entry-point discovery, broken plugins, block/allow lists, runtime registration."""
+
+import logging
+import textwrap
+
+import pytest
+
+import agentgym
+from agentgym import PluginWarning, hookimpl
+from agentgym.plugins import plugin_state
+
+
+def _install_fake_dist(root, dist, entries, modules):
+    """Write a minimal installed distribution (dist-info + modules) into ``root``."""
+    info = root / f"{dist}-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 0.1\n")
+    lines = "\n".join(f"{name} = {target}" for name, target in entries.items())
+    (info / "entry_points.txt").write_text(f"[agentgym]\n{lines}\n")
+    for name, source in modules.items():
+        (root / f"{name}.py").write_text(textwrap.dedent(source))
+
+
+GOOD = """
+    from agentgym import hookimpl
+    from agentgym.env import AgentEnv, make_observation
+
+    class Hello(AgentEnv):
+        '''Says hello.'''
+        def _reset(self, options):
+            return make_observation("hello"), {}
+        def _step(self, action):
+            return make_observation("bye"), 1.0, True, False, {}
+
+    @hookimpl
+    def agentgym_register_envs(register):
+        register("fake/hello-v0", Hello, family="test")
+
+    @hookimpl
+    def agentgym_register_rewards(register):
+        register("fake.one", lambda *a: 1.0, description="always one")
+"""
+
+
+@pytest.fixture
+def fake_plugins(tmp_path, monkeypatch, fresh_plugins):
+    _install_fake_dist(
+        tmp_path,
+        "fake_plugins",
+        {"good": "good_plugin", "broken": "broken_plugin", "badhook": "badhook_plugin"},
+        {
+            "good_plugin": GOOD,
+            "broken_plugin": "raise RuntimeError('this plugin is broken at import')\n",
+            "badhook_plugin": """
+                from agentgym import hookimpl
+
+                @hookimpl
+                def agentgym_register_envs(register):
+                    raise ValueError('hook exploded')
+            """,
+        },
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return tmp_path
+
+
+def test_broken_plugin_warns_and_others_work(fake_plugins):
+    with pytest.warns(PluginWarning) as record:
+        envs = agentgym.list_envs()
+    messages = [str(w.message) for w in record]
+    assert any("'broken' skipped: RuntimeError: this plugin is broken" in m for m in messages)
+    assert any("'badhook' skipped: hook agentgym_register_envs raised" in m for m in messages)
+    assert "fake/hello-v0" in envs
+    env = agentgym.make("fake/hello-v0")
+    assert env.reset()[0]["text"] == "hello"
+    assert plugin_state().failures.keys() == {"broken", "badhook"}
+    assert agentgym.get_registry("rewards").get("fake.one").plugin == "good"
+
+
+def test_block_and_allow_lists(fake_plugins, monkeypatch):
+    monkeypatch.setenv("AGENTGYM_BLOCK_PLUGINS", "broken,badhook,good")
+    assert "fake/hello-v0" not in agentgym.list_envs()
+    assert not plugin_state().failures
+    agentgym.plugins.reset_plugins()
+    monkeypatch.delenv("AGENTGYM_BLOCK_PLUGINS")
+    monkeypatch.setenv("AGENTGYM_LOAD_PLUGINS", "good")
+    assert agentgym.list_envs() == ["fake/hello-v0"]
+
+
+def test_trace_plugins_logs_hook_calls(fake_plugins, monkeypatch, caplog):
+    monkeypatch.setenv("AGENTGYM_TRACE_PLUGINS", "1")
+    monkeypatch.setenv("AGENTGYM_LOAD_PLUGINS", "good")
+    with caplog.at_level(logging.DEBUG, logger="agentgym.plugins"):
+        plugin_state()
+        from agentgym.plugins import get_plugin_manager
+
+        get_plugin_manager().hook.agentgym_episode_end(
+            env_id="x", task_id=None, reward=1.0, info={}
+        )
+    assert "agentgym_episode_end" in caplog.text
+
+
+def test_runtime_plugin_object_registers_and_shapes_reward(fresh_plugins):
+    from textwrap import dedent  # noqa: F401  (keeps the fixture import order explicit)
+
+    class Shaper:
+        @hookimpl
+        def agentgym_episode_end(self, env_id, task_id, reward, info):
+            return reward * 0.5
+
+        @hookimpl
+        def agentgym_register_tools(self, register):
+            register("echo", lambda text: text, description="echo back")
+
+    agentgym.register_plugin(Shaper(), name="shaper")
+    assert "echo" in agentgym.get_registry("tools")
+    env = agentgym.make("guess-number")
+    env.reset(seed=0)
+    target = env.unwrapped.task.data["target"]
+    result = env.step(f'<tool_call>{{"name": "guess", "arguments": {{"number": {target}}}}}')
+    assert result[1] == 0.5 and result[2] is True
+
+
+def test_plugin_manager_is_not_built_at_import():
+    import subprocess
+    import sys
+
+    code = "import agentgym, agentgym.plugins as p; print(p._state is None)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True"
