@@ -65,9 +65,8 @@ class TaskSet:
                     f"task set {name!r}: record {i} lacks {id_key!r} or {prompt_key!r}"
                 )
             data = {k: v for k, v in rec.items() if k not in (id_key, prompt_key, split_key)}
-            tasks.append(
-                Task(str(rec[id_key]), str(rec.get(split_key, default_split)), rec[prompt_key], data)
-            )
+            split = str(rec.get(split_key, default_split))
+            tasks.append(Task(str(rec[id_key]), split, rec[prompt_key], data))
         return cls(tasks, name=name)
 
     @classmethod

@@ -128,9 +128,8 @@ class WordleEnv(TaskToolEnv):
             raise ToolArgumentError(f"word must be five letters, got {word!r}")
         self.guesses += 1
         answer = self.task.data["answer"]  # type: ignore[union-attr]
-        marks = "".join(
-            "G" if c == a else ("Y" if c in answer else ".") for c, a in zip(word, answer, strict=True)
-        )
+        pairs = zip(word, answer, strict=True)
+        marks = "".join("G" if c == a else ("Y" if c in answer else ".") for c, a in pairs)
         if word == answer:
             reward = fewer_guesses_reward(self.guesses, self.max_guesses)
             self.finish(reward, success=True, guesses=self.guesses)
