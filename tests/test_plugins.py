@@ -128,3 +128,27 @@ def test_plugin_manager_is_not_built_at_import():
     code = "import agentgym, agentgym.plugins as p; print(p._state is None)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "True"
+
+
+def test_every_registration_hook_fills_its_registry(fresh_plugins):
+    from types import ModuleType
+
+    from agentgym.plugins import REGISTRY_KINDS
+
+    hooks = {}
+    for kind in REGISTRY_KINDS:
+        def impl(register, kind=kind):
+            register(f"probe-{kind}", f"probe.module:{kind}", description=kind)
+
+        hooks[f"agentgym_register_{kind}"] = hookimpl(impl)
+    probe = ModuleType("probe")
+    probe.__dict__.update(hooks)
+    agentgym.register_plugin(probe, name="probe")
+    names = ["agentgym_register_tools", "agentgym_register_sandboxes",
+             "agentgym_register_policies", "agentgym_register_rewards",
+             "agentgym_register_trainers", "agentgym_register_losses"]
+    assert sorted(names) == sorted(hooks)
+    for kind in REGISTRY_KINDS:
+        entry = agentgym.get_registry(kind).get(f"probe-{kind}")
+        assert (entry.plugin, entry.description, entry.target) == ("probe", kind,
+                                                                   f"probe.module:{kind}")

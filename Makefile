@@ -1,0 +1,27 @@
+# `make demo` and `make test` set everything up themselves on a fresh machine.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+
+.PHONY: setup demo test test-all lint bench clean
+
+setup:
+	@bash scripts/setup.sh
+
+demo: setup
+	$(PY) scripts/demo.py
+
+test: setup
+	$(PY) -m pytest
+
+test-all: setup
+	$(PY) -m pytest -m "slow or not slow"
+
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
+
+bench: setup
+	for b in benchmarks/*.py; do $(PY) $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) runs .pytest_cache

