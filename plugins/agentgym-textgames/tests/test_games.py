@@ -1,0 +1,39 @@
+"""The plugin's own tests, written the way a third-party author writes them."""
+
+import agentgym
+
+
+def test_envs_pass_the_agentgym_checker(agentgym_check_env):
+    agentgym_check_env("textgames/guess-number-v0")
+    agentgym_check_env("textgames/wordle-v0")
+
+
+def test_expert_solves_every_test_task():
+    for env_id in ("guess-number", "wordle"):
+        env = agentgym.make(env_id, split="test")
+        for task in env.unwrapped.task_set:
+            env.reset(options={"task_id": task.task_id})
+            for action in env.unwrapped.expert_actions(task):
+                _, reward, terminated, truncated, info = env.step(action)
+            assert terminated and info["success"] and reward == 1.0, task.task_id
+
+
+def test_wordle_feedback_and_out_of_guesses():
+    env = agentgym.make("wordle")
+    env.reset(options={"task_id": "wordle-crane"})
+    obs, *_ = env.step('<tool_call>{"name": "guess", "arguments": {"word": "react"}}</tool_call>')
+    assert obs["text"].startswith("YYGY.")
+    for _ in range(5):
+        obs, reward, terminated, *_ = env.step(
+            '<tool_call>{"name": "guess", "arguments": {"word": "piano"}}</tool_call>'
+        )
+    assert terminated and reward == 0.0 and "the word was crane" in obs["text"]
+
+
+def test_guess_out_of_range_is_an_error_observation():
+    env = agentgym.make("guess-number")
+    env.reset(seed=0)
+    obs, reward, terminated, truncated, info = env.step(
+        '<tool_call>{"name": "guess", "arguments": {"number": 500}}</tool_call>'
+    )
+    assert "between 1 and 100" in obs["text"] and not terminated and "error" in info
