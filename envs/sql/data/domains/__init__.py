@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import store
+from . import flights, hr, store
 
 __all__ = ["DOMAINS"]
 
-DOMAINS: tuple[ModuleType, ...] = (store,)
+DOMAINS: tuple[ModuleType, ...] = (store, hr, flights)
 """Every domain, in build order."""
