@@ -16,7 +16,7 @@ import asyncio
 import concurrent.futures
 import threading
 from collections.abc import Coroutine
-from typing import Any, ClassVar, TypeVar
+from typing import Any, TypeVar
 
 import gymnasium
 
@@ -46,7 +46,7 @@ class AgentEnv(gymnasium.Env[Observation, Any]):
     and implement ``_reset``/``_step`` or ``_areset``/``_astep``.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi"]}  # noqa: RUF012
     instructions: str = ""
     """System prompt: what the agent is, the action format, the tools."""
     tools: ToolSet = ToolSet()

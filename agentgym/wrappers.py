@@ -20,28 +20,33 @@ class Wrapper(gymnasium.Wrapper[Observation, Any, Observation, Any]):
     """Base wrapper for agentgym envs; subclasses override the sync and async twins they change."""
 
     @property
+    def _inner(self) -> Any:
+        """The wrapped env, typed loosely: it may be an AgentEnv or another Wrapper."""
+        return self.env
+
+    @property
     def tools(self) -> ToolSet:
         """The wrapped env's tools."""
-        return self.env.tools  # type: ignore[no-any-return]
+        return self._inner.tools  # type: ignore[no-any-return]
 
     @property
     def instructions(self) -> str:
         """The wrapped env's system prompt."""
-        return self.env.instructions  # type: ignore[no-any-return]
+        return self._inner.instructions  # type: ignore[no-any-return]
 
     async def areset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Observation, dict[str, Any]]:
         """Async twin of :meth:`reset`."""
-        return await self.env.areset(seed=seed, options=options)  # type: ignore[no-any-return]
+        return await self._inner.areset(seed=seed, options=options)  # type: ignore[no-any-return]
 
     async def astep(self, action: Any) -> StepResult:
         """Async twin of :meth:`step`."""
-        return await self.env.astep(action)  # type: ignore[no-any-return]
+        return await self._inner.astep(action)  # type: ignore[no-any-return]
 
     async def aclose(self) -> None:
         """Async twin of :meth:`close`."""
-        await self.env.aclose()
+        await self._inner.aclose()
 
 
 class TurnLimit(Wrapper):
@@ -71,7 +76,7 @@ class TurnLimit(Wrapper):
 
     def step(self, action: Any) -> StepResult:
         """Step the env and truncate at the turn limit."""
-        return self._count(self.env.step(action))
+        return self._count(self._inner.step(action))
 
     async def areset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -82,4 +87,4 @@ class TurnLimit(Wrapper):
 
     async def astep(self, action: Any) -> StepResult:
         """Async twin of :meth:`step`."""
-        return self._count(await self.env.astep(action))
+        return self._count(await self._inner.astep(action))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+from typing import Any, NoReturn
 
 import gymnasium
 
@@ -17,7 +17,7 @@ class EnvCheckError(AgentGymError):
     """An environment broke the agentgym env contract."""
 
 
-def _fail(msg: str) -> None:
+def _fail(msg: str) -> NoReturn:
     raise EnvCheckError(msg)
 
 
@@ -57,9 +57,10 @@ def check_env(env: gymnasium.Env, *, seed: int = 0, n_malformed: int = 200) -> N
     tools = getattr(base, "tools", None)
     if not isinstance(tools, ToolSet):
         _fail("env.tools must be an agentgym.ToolSet")
+    toolset: ToolSet = tools
     if not isinstance(getattr(base, "instructions", None), str):
         _fail("env.instructions must be a str")
-    for t in tools:
+    for t in toolset:
         schema = t.to_openai()
         if schema["function"]["parameters"].get("type") != "object":
             _fail(f"tool {t.name!r} parameters schema is not an object")
@@ -76,7 +77,7 @@ def check_env(env: gymnasium.Env, *, seed: int = 0, n_malformed: int = 200) -> N
     _check_step_result(env, result, "step(random action)")
 
     env.reset(seed=seed + 1)
-    names = tools.names()
+    names = toolset.names()
     for i, action in enumerate(malformed_actions(n_malformed, seed=seed, tool_names=names)):
         try:
             result = env.step(action)
