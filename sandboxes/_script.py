@@ -1,0 +1,164 @@
+"""The in-sandbox wrapper script shared by all backends, and how its outcome is classified.
+
+Every run executes ``sh -c SCRIPT sh COMMAND...`` inside the sandbox. The script:
+
+1. optionally cleans up what an earlier run left behind (pooled containers): kills every process
+   of the sandbox user but itself and PID 1, and empties ``/work`` and ``/tmp``;
+2. creates a fresh workdir and unpacks the input tar from the first ``N`` bytes of stdin
+   (``head -c`` reads exactly ``N`` bytes, so the rest of stdin is the program's);
+3. runs the command under ``timeout -s KILL`` and ``prlimit`` (address space, file size, CPU
+   time, open files, core dumps, and processes where the backend asks), with ``oom_score_adj``
+   raised so the kernel's OOM killer picks the program before the sandbox's own processes;
+4. optionally writes a tar of the fetched paths to a side file descriptor;
+5. optionally kills leftovers and removes the workdir, and exits with the program's status.
+
+Exit status 125 with :data:`SETUP_FAILED` on stderr means the sandbox itself failed. With a side
+descriptor, the script first writes :data:`READY` to it once set up, so a backend can tell a run
+that never started (no marker) from a program's own failure.
+"""
+
+from __future__ import annotations
+
+import math
+import shlex
+import signal
+
+from agentgym.sandbox import RunResult, RunStatus, SandboxLimits
+
+SETUP_FAILED = "agentgym-sandbox: setup failed"
+SETUP_EXIT = 125
+READY = "R"
+_SIGKILL_EXIT = 128 + signal.SIGKILL
+_SIGXCPU_EXIT = 128 + signal.SIGXCPU
+
+# Kill every process this uid may signal except PID 1 and this shell; loop until none are left
+# (kill -1 fails with ESRCH) so a forking program cannot outrun one sweep. Bounded, because
+# zombies still count until PID 1 reaps them.
+KILL_LEFTOVERS = "n=0; while kill -9 -1 2>/dev/null && [ $n -lt 2000 ]; do n=$((n+1)); done"
+WIPE = "rm -rf /work/* /work/.[!.]* /work/..?* /tmp/* /tmp/.[!.]* /tmp/..?* 2>/dev/null"
+
+
+def prlimit_args(limits: SandboxLimits, *, nproc: bool) -> list[str]:
+    """The ``prlimit`` options enforcing ``limits`` on the program."""
+    cpu_s = math.ceil(limits.timeout_s * max(1.0, limits.cpus)) + 1
+    args = [
+        f"--as={limits.memory_mb * 1024 * 1024}",
+        f"--fsize={limits.file_size_mb * 1024 * 1024}",
+        f"--cpu={cpu_s}",
+        "--nofile=256",
+        "--core=0",
+    ]
+    if nproc:
+        args.append(f"--nproc={limits.pids}")
+    return args
+
+
+def build_script(
+    limits: SandboxLimits,
+    *,
+    workdir: str,
+    tar_bytes: int,
+    fetch: list[str],
+    fetch_fd: int | None,
+    nproc: bool,
+    cleanup_before: bool,
+    cleanup_after: bool,
+) -> str:
+    """Return the wrapper script; the program's argv follows it as ``"$@"``.
+
+    ``fetch_fd`` receives :data:`READY` then the tar of ``fetch`` paths; with ``None`` the
+    workdir is kept for a separate fetch step (and ``cleanup_after`` should be false).
+    """
+    q = shlex.quote
+    fail = f"{{ echo {q(SETUP_FAILED)} >&2; exit {SETUP_EXIT}; }}"
+    lines = ["umask 022"]
+    if cleanup_before:
+        lines += [KILL_LEFTOVERS, WIPE]
+    lines.append(f"mkdir -p {q(workdir)} && cd {q(workdir)} || {fail}")
+    if tar_bytes:
+        lines.append(f"head -c {tar_bytes} | tar -x -o -f - || {fail}")
+    if fetch_fd is not None:
+        lines.append(f"printf {READY} >&{fetch_fd}")
+    limit = " ".join(q(a) for a in prlimit_args(limits, nproc=nproc))
+    close_fd = f" {fetch_fd}>&-" if fetch_fd is not None else ""
+    # The shell's own stderr goes to /dev/null while the program runs (dash reports "Killed"
+    # there for a signalled child); the program gets the real stderr through fd 9, and a raised
+    # oom_score_adj that the shell itself does not have.
+    lines.append("exec 9>&2 2>/dev/null")
+    lines.append(
+        "(echo 1000 >/proc/self/oom_score_adj; "
+        f'exec timeout -s KILL {limits.timeout_s:g} prlimit {limit} -- "$@" 2>&9 9>&-{close_fd})'
+    )
+    lines.append("rc=$?; exec 2>&9 9>&-")
+    if fetch and fetch_fd is not None:
+        names = " ".join(q("./" + p) for p in fetch)
+        lines.append(f"tar -c -f - -- {names} 2>/dev/null >&{fetch_fd}")
+    if cleanup_after:
+        lines += [KILL_LEFTOVERS, f"cd / && rm -rf {q(workdir)}"]
+    lines.append("exit $rc")
+    return "\n".join(lines)
+
+
+def fetch_script(workdir: str, fetch: list[str]) -> str:
+    """Script for a separate fetch step: tar the paths to stdout, then clean up."""
+    q = shlex.quote
+    names = " ".join(q("./" + p) for p in fetch)
+    return "\n".join(
+        [
+            f"cd {q(workdir)} 2>/dev/null && tar -c -f - -- {names} 2>/dev/null",
+            KILL_LEFTOVERS,
+            f"cd / && rm -rf {q(workdir)}",
+            "exit 0",
+        ]
+    )
+
+
+def _memory_error(stderr: str) -> bool:
+    lines = [ln for ln in stderr.strip().splitlines() if ln.strip()]
+    return bool(lines) and lines[-1].startswith("MemoryError")
+
+
+def classify(
+    *,
+    exit_code: int | None,
+    duration_s: float,
+    limits: SandboxLimits,
+    stdout: str,
+    stderr: str,
+    output_truncated: bool,
+    files: dict[str, bytes],
+    host_killed: bool = False,
+    oom_killed: bool | None = None,
+) -> RunResult:
+    """Build a :class:`RunResult` from what the wrapper reported.
+
+    ``host_killed`` means the host's backstop deadline fired; ``oom_killed`` is the kernel's
+    word when the backend can read it (a cgroup counter), ``None`` to infer it from a SIGKILL
+    that was not the time limit.
+    """
+    timed_out = host_killed or exit_code == _SIGXCPU_EXIT or (
+        exit_code == _SIGKILL_EXIT and duration_s >= limits.timeout_s
+    )
+    if oom_killed is None:
+        oom_killed = exit_code == _SIGKILL_EXIT and not timed_out
+    memory = not timed_out and (oom_killed or (exit_code != 0 and _memory_error(stderr)))
+    if exit_code == SETUP_EXIT and SETUP_FAILED in stderr:
+        status, error = RunStatus.SANDBOX_ERROR, stderr.strip()[-500:]
+    elif timed_out:
+        status, error = RunStatus.TIMEOUT, ""
+    elif memory:
+        status, error = RunStatus.MEMORY, ""
+    else:
+        status, error = (RunStatus.OK if exit_code == 0 else RunStatus.ERROR), ""
+    return RunResult(
+        stdout=stdout,
+        stderr=stderr,
+        exit_code=None if timed_out or status is RunStatus.SANDBOX_ERROR else exit_code,
+        duration_s=duration_s,
+        timed_out=timed_out,
+        memory_killed=memory,
+        output_truncated=output_truncated,
+        status=status,
+        files=files,
+        error=error,
+    )

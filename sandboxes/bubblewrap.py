@@ -1,0 +1,255 @@
+"""The bubblewrap backend: each run in fresh Linux namespaces, no daemon, about 40 ms a run.
+
+Isolation of one run:
+
+- ``bwrap --unshare-all`` (user, pid, net, ipc, uts, cgroup namespaces): no network at all, the
+  host's processes invisible, ``--disable-userns`` so the program cannot nest namespaces;
+- a read-only view of ``/usr`` (and the ``/bin``, ``/lib*`` links), a few files of ``/etc``,
+  private ``/proc`` and ``/dev``, size-capped tmpfs ``/work`` (the workdir) and ``/tmp``;
+  nothing else of the host (no ``/root``, ``/home``, ``/etc/shadow``), and an empty environment;
+- as root, bwrap itself runs as uid/gid 65534 (so ``RLIMIT_NPROC`` binds: the kernel exempts
+  uid 0), and each run gets its own cgroup capping total memory, pids and CPU;
+- ``prlimit`` rlimits and ``timeout -s KILL`` inside (see :mod:`._script`), plus a host-side
+  deadline that kills bwrap, whose ``--die-with-parent`` takes the whole namespace down.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import os
+import select
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import IO, cast
+
+from agentgym.sandbox import RunResult, RunStatus, Sandbox, SandboxLimits, SandboxUnavailable
+
+from ._cgroup import RunCgroup, create_run_cgroup, reap_stale
+from ._files import pack_files, unpack_files
+from ._pump import pump
+from ._script import READY, build_script, classify
+
+logger = logging.getLogger(__name__)
+
+NOBODY = 65534
+GRACE_S = 3.0
+ENV = {
+    "PATH": "/usr/bin:/bin",
+    "HOME": "/tmp",
+    "TMPDIR": "/tmp",
+    "LANG": "C.UTF-8",
+    "USER": "sandbox",
+    "PYTHONDONTWRITEBYTECODE": "1",
+}
+_ETC = ("/etc/alternatives", "/etc/ld.so.cache", "/etc/localtime", "/etc/ssl/openssl.cnf")
+
+
+def _root_args() -> list[str]:
+    """Read-only system binds: /usr plus the merged-usr links (or dirs) and a few /etc files."""
+    args = ["--ro-bind", "/usr", "/usr"]
+    for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+        path = Path(top)
+        if path.is_symlink():
+            args += ["--symlink", os.readlink(path), top]
+        elif path.is_dir():
+            args += ["--ro-bind", top, top]
+    for item in _ETC:
+        args += ["--ro-bind-try", item, item]
+    return args
+
+
+@functools.cache
+def _bwrap_works(bwrap: str) -> str:
+    """Run a trivial sandbox once; return ``""`` if it works, else bwrap's complaint."""
+    uid = {"user": NOBODY, "group": NOBODY, "extra_groups": []} if os.geteuid() == 0 else {}
+    cmd = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", *_root_args()]
+    try:
+        done = subprocess.run(
+            [*cmd, "--", "/bin/true"], capture_output=True, timeout=10, check=False, **uid
+        )
+    except (OSError, subprocess.SubprocessError) as e:
+        return str(e)
+    return "" if done.returncode == 0 else done.stderr.decode(errors="replace").strip()
+
+
+def bubblewrap_available() -> bool:
+    """Whether ``bwrap`` is installed and can create namespaces here."""
+    bwrap = shutil.which("bwrap")
+    return bool(bwrap) and not _bwrap_works(bwrap)
+
+
+class BubblewrapSandbox(Sandbox):
+    """Runs each command in a fresh bubblewrap namespace sandbox (see the module docstring).
+
+    ``use_cgroup``: ``None`` uses per-run cgroups where this process may create them.
+    """
+
+    name = "bubblewrap"
+    python = "/usr/bin/python3"
+
+    def __init__(
+        self, limits: SandboxLimits | None = None, *, use_cgroup: bool | None = None
+    ) -> None:
+        super().__init__(limits)
+        bwrap = shutil.which("bwrap")
+        if not bwrap:
+            raise SandboxUnavailable("bubblewrap backend: no 'bwrap' (apt install bubblewrap)")
+        problem = _bwrap_works(bwrap)
+        if problem:
+            raise SandboxUnavailable(f"bwrap cannot create a sandbox here: {problem}")
+        if not Path(self.python).exists():
+            raise SandboxUnavailable(f"bubblewrap backend: no {self.python} (apt install python3)")
+        self._bwrap = bwrap
+        self._as_root = os.geteuid() == 0
+        self._use_cgroup = self._as_root if use_cgroup is None else use_cgroup
+        if self._use_cgroup:
+            reap_stale()
+
+    def _args(self, limits: SandboxLimits) -> list[str]:
+        disk = str(limits.disk_mb * 1024 * 1024)
+        args = [self._bwrap, "--unshare-all", "--unshare-user", "--disable-userns"]
+        args += ["--die-with-parent", "--new-session", "--uid", str(NOBODY), "--gid", str(NOBODY)]
+        args += ["--hostname", "sandbox", *_root_args(), "--proc", "/proc", "--dev", "/dev"]
+        args += ["--size", disk, "--tmpfs", "/tmp", "--size", disk, "--tmpfs", "/work"]
+        args += ["--chdir", "/work", "--clearenv"]
+        for key, value in ENV.items():
+            args += ["--setenv", key, value]
+        return args
+
+    def _run(
+        self,
+        command: list[str],
+        stdin: bytes,
+        files: dict[str, bytes],
+        fetch: list[str],
+        limits: SandboxLimits,
+    ) -> RunResult:
+        tar = pack_files(files)
+        side = os.memfd_create("agentgym-sandbox-side")
+        cgroup = create_run_cgroup(limits) if self._use_cgroup else None
+        try:
+            return self._run_in(command, tar + stdin, len(tar), fetch, limits, side, cgroup)
+        finally:
+            os.close(side)
+            if cgroup is not None:
+                cgroup.destroy()
+
+    def _run_in(
+        self,
+        command: list[str],
+        data: bytes,
+        tar_bytes: int,
+        fetch: list[str],
+        limits: SandboxLimits,
+        side: int,
+        cgroup: RunCgroup | None,
+    ) -> RunResult:
+        script = build_script(
+            limits, workdir="/work", tar_bytes=tar_bytes, fetch=fetch, fetch_fd=side,
+            nproc=True, cleanup_before=False, cleanup_after=False,
+        )  # fmt: skip
+        args = self._args(limits)
+        keep = [side]
+        info_r = info_w = block_r = block_w = -1
+        if cgroup is not None:
+            info_r, info_w = os.pipe()
+            block_r, block_w = os.pipe()
+            args += ["--info-fd", str(info_w), "--block-fd", str(block_r)]
+            keep += [info_w, block_r]
+        args += ["--", "/bin/sh", "-c", script, "sh", *command]
+        uid = {"user": NOBODY, "group": NOBODY, "extra_groups": []} if self._as_root else {}
+        start = time.monotonic()
+        deadline = start + limits.timeout_s + GRACE_S
+        try:
+            proc = subprocess.Popen(
+                args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                pass_fds=keep, start_new_session=True, env={"PATH": ENV["PATH"]}, **uid,
+            )  # fmt: skip
+        except OSError as e:
+            return RunResult(status=RunStatus.SANDBOX_ERROR, error=f"cannot start bwrap: {e}")
+        finally:
+            for fd in (info_w, block_r):
+                if fd >= 0:
+                    os.close(fd)
+        stdin, stdout, stderr = (cast(IO[bytes], s) for s in (proc.stdin, proc.stdout, proc.stderr))
+        if cgroup is not None:
+            self._enter_cgroup(proc, cgroup, info_r, block_w, deadline)
+        try:
+            got = pump(stdin.fileno(), stdout.fileno(), stderr.fileno(), data,
+                       cap=limits.output_bytes, deadline=deadline)  # fmt: skip
+            if got.deadline_hit:
+                self._kill(proc, cgroup)
+            try:
+                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                got.deadline_hit = True
+                self._kill(proc, cgroup)
+                proc.wait()
+        finally:
+            for stream in (stdin, stdout, stderr):
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+        duration = time.monotonic() - start
+        rc = proc.returncode if proc.returncode >= 0 else 128 - proc.returncode
+        side_data = os.pread(side, limits.disk_mb * 1024 * 1024 + 1_048_576, 0)
+        if not side_data.startswith(READY.encode()) and not got.deadline_hit:
+            error = got.stderr.text().strip() or f"bwrap exited with {rc}"
+            return RunResult(status=RunStatus.SANDBOX_ERROR, error=error[-500:],
+                             duration_s=duration, stderr=got.stderr.text())  # fmt: skip
+        cap = limits.file_size_mb * 1024 * 1024
+        files = unpack_files(side_data[1:], max_file_bytes=cap,
+                             max_total_bytes=limits.disk_mb * 1024 * 1024)  # fmt: skip
+        return classify(
+            exit_code=rc, duration_s=duration, limits=limits, stdout=got.stdout.text(),
+            stderr=got.stderr.text(), output_truncated=got.stdout.truncated or got.stderr.truncated,
+            files=files, host_killed=got.deadline_hit,
+            oom_killed=bool(cgroup and cgroup.oom_kills()),
+        )  # fmt: skip
+
+    @staticmethod
+    def _enter_cgroup(
+        proc: subprocess.Popen[bytes], cgroup: RunCgroup, info_r: int, block_w: int, deadline: float
+    ) -> None:
+        """Move bwrap's sandbox child into the run cgroup before it starts the program."""
+        raw = b""
+        try:
+            while time.monotonic() < deadline:
+                ready, _, _ = select.select([info_r], [], [], max(0.0, deadline - time.monotonic()))
+                chunk = os.read(info_r, 4096) if ready else b""
+                if not chunk:
+                    break
+                raw += chunk
+                try:
+                    cgroup.add(int(json.loads(raw)["child-pid"]))
+                    break
+                except (ValueError, KeyError):
+                    continue
+        except OSError as e:
+            logger.warning("could not move the sandbox into its cgroup: %s", e)
+        finally:
+            os.close(info_r)
+            try:
+                os.write(block_w, b"x")
+            except OSError:
+                pass  # bwrap already gone; the run reports it
+            os.close(block_w)
+
+    @staticmethod
+    def _kill(proc: subprocess.Popen[bytes], cgroup: RunCgroup | None) -> None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        if cgroup is not None:
+            for pid in cgroup.pids():
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
