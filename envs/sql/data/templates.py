@@ -137,8 +137,11 @@ def instantiate(template: Template, conn: sqlite3.Connection, rng: random.Random
                 options = [r[0] for r in conn.execute(filled).fetchall() if r[0] is not None]
                 candidates[filled] = sorted(set(options), key=lambda v: (str(type(v)), v))
             if not candidates[filled]:
-                raise BuildError(f"no candidate values for {name!r}: {filled}")
+                problems.append(f"no candidate values for {name!r}: {filled}")
+                break
             values[name] = rng.choice(candidates[filled])
+        if len(values) < len(template.params):
+            continue
         sql = template.sql.format(**{k: sql_literal(v) for k, v in values.items()})
         if sql in seen:
             continue

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import flights, hr, store
+from . import flights, hr, school, store
 
 __all__ = ["DOMAINS"]
 
-DOMAINS: tuple[ModuleType, ...] = (store, hr, flights)
+DOMAINS: tuple[ModuleType, ...] = (store, hr, flights, school)
 """Every domain, in build order."""
