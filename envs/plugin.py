@@ -27,3 +27,21 @@ def agentgym_register_envs(register: EnvRegistrar) -> None:
         tasks="agentgym.envs.code.env:load_tasks",
         description="Write a Python function; run code and tests in a sandbox; hidden tests score.",
     )
+    register(
+        "code/py-functions-binary-v0",
+        "agentgym.envs.code.env:CodeEnv",
+        kwargs={"reward_mode": "all_pass"},
+        family="code",
+        max_turns=8,
+        tasks="agentgym.envs.code.env:load_tasks",
+        description="As code/py-functions-v0 with reward 1 only when every hidden test passes.",
+    )
+    register(
+        "arith/add-v0",
+        "agentgym.envs.arith.env:ArithEnv",
+        family="game",
+        aliases=("arith",),
+        max_turns=1,
+        tasks="agentgym.envs.arith.env:load_tasks",
+        description="One-digit addition in one turn; the learning demo for SmolLM2-135M.",
+    )

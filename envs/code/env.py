@@ -1,0 +1,181 @@
+"""``code/py-functions``: write a Python function; run code and tests in a sandbox; hidden tests
+score the submission.
+
+Tools: ``run_python`` (run a script, see its output), ``run_tests`` (the visible tests against a
+solution) and ``submit`` (the hidden tests; ends the episode). Models without tool calling may
+instead answer with a fenced ```python block defining the function, which counts as ``submit``.
+Reward: the share of hidden tests passed, or 1/0 for all-pass with ``reward_mode="all_pass"``.
+All code runs in a sandbox (Docker when an engine is reachable, else bubblewrap).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from agentgym import Task, TaskSet, TaskToolEnv, ToolCall, get_registry, parse_tool_calls
+from agentgym.sandbox import Sandbox, SandboxLimits
+
+from .harness import TestReport, harness_files, parse_report
+
+DATA = Path(__file__).parent / "data" / "tasks.jsonl"
+_FENCE = re.compile(r"```(?:python|py)?\s*\n(.*?)```", re.DOTALL)
+RUN_LIMITS = SandboxLimits(timeout_s=10.0, memory_mb=512, output_bytes=8192)
+TEST_LIMITS = SandboxLimits(timeout_s=20.0, memory_mb=512, output_bytes=65536)
+PER_TEST_S = 2.0
+
+INSTRUCTIONS = """You are a Python programmer. Implement the function described by the user.
+Tools:
+- run_python(code): run a Python script in a sandbox and see stdout/stderr.
+- run_tests(code): run your full solution against the visible tests.
+- submit(code): submit your full solution (the complete function definition); hidden tests score it
+  and the episode ends.
+Call one tool per turn, for example
+<tool_call>{"name": "run_tests", "arguments": {"code": "def f(x):\\n    return x"}}</tool_call>
+or answer with the solution in a ```python code block, which counts as submit."""
+
+
+@cache
+def load_tasks() -> TaskSet:
+    """The bundled code tasks (train and test splits)."""
+    tasks = TaskSet.from_file(DATA, name="py-functions")
+    return tasks
+
+
+def split_tests(source: str) -> list[str]:
+    """Split a block of ``assert`` lines into single tests (continuation lines stay attached)."""
+    tests: list[str] = []
+    for line in source.splitlines():
+        if not line.strip():
+            continue
+        if line.startswith((" ", "\t")) and tests:
+            tests[-1] += "\n" + line
+        else:
+            tests.append(line)
+    return tests
+
+
+def open_sandbox(backend: str) -> Sandbox:
+    """Open a sandbox by registered backend name, or the best available one for ``"auto"``."""
+    registry = get_registry("sandboxes")
+    if backend != "auto":
+        return registry.load(backend)()  # type: ignore[no-any-return]
+    from agentgym.sandboxes import open_sandbox as open_builtin
+
+    return open_builtin("auto")
+
+
+class CodeEnv(TaskToolEnv):
+    """Write a function that passes hidden tests, with a sandbox to try code in."""
+
+    instructions = INSTRUCTIONS
+
+    def __init__(
+        self, split: str = "train", sandbox: str = "auto", reward_mode: str = "fraction"
+    ) -> None:
+        if reward_mode not in ("fraction", "all_pass"):
+            raise ValueError(f"reward_mode must be 'fraction' or 'all_pass', not {reward_mode!r}")
+        self.sandbox_backend = sandbox
+        self.reward_mode = reward_mode
+        self._sandbox: Sandbox | None = None
+        super().__init__(load_tasks(), split)
+
+    # -- episode -----------------------------------------------------------------------------
+
+    def make_tools(self) -> list[Any]:
+        """run_python, run_tests, submit."""
+        return [self.run_python, self.run_tests, self.submit]
+
+    def start(self, task: Task) -> str:
+        """Show the stub and the visible tests."""
+        return (
+            f"Implement `{task.data['entry_point']}`:\n```python\n{task.prompt.rstrip()}\n```\n"
+            f"Visible tests:\n```python\n{task.data['visible_tests'].rstrip()}\n```"
+        )
+
+    def parse_action(self, action: Any) -> list[ToolCall]:
+        """Tool calls, or a fenced python block treated as ``submit``."""
+        calls = parse_tool_calls(action)
+        if calls or not isinstance(action, str):
+            return calls
+        blocks = _FENCE.findall(action)
+        if blocks:
+            return [ToolCall("submit", {"code": blocks[-1]})]
+        return []
+
+    @property
+    def sandbox(self) -> Sandbox:
+        """The env's sandbox, opened on first use."""
+        if self._sandbox is None:
+            self._sandbox = open_sandbox(self.sandbox_backend)
+        return self._sandbox
+
+    def _close(self) -> None:
+        if self._sandbox is not None:
+            self._sandbox.close()
+            self._sandbox = None
+
+    def evaluate(self, code: str, tests: list[str]) -> TestReport:
+        """Run ``code`` against ``tests`` in the sandbox."""
+        files, marker = harness_files(code, tests)
+        result = self.sandbox.run(
+            ["python3", "harness.py", marker, str(PER_TEST_S)], files=files, limits=TEST_LIMITS
+        )
+        return parse_report(result.stdout, marker, tests, result.summary())
+
+    # -- tools -------------------------------------------------------------------------------
+
+    def run_python(self, code: str) -> str:
+        """Run a Python script in the sandbox and return its output.
+
+        Args:
+            code: The full script to run.
+        """
+        result = self.sandbox.run_python(code, limits=RUN_LIMITS)
+        parts = [f"[{result.summary()}]"]
+        if result.stdout:
+            parts.append(f"stdout:\n{result.stdout.rstrip()}")
+        if result.stderr:
+            parts.append(f"stderr:\n{result.stderr.rstrip()[-2000:]}")
+        return "\n".join(parts)
+
+    def run_tests(self, code: str) -> str:
+        """Run your solution against the visible tests.
+
+        Args:
+            code: Your complete solution (the function definition and any helpers).
+        """
+        task = self.task
+        if task is None:
+            return "Error: no task"
+        report = self.evaluate(code, split_tests(task.data["visible_tests"]))
+        lines = [f"{report.passed}/{report.total} visible tests passed."]
+        if not report.loaded and report.error:
+            lines.append(f"Your code failed to load: {report.error}")
+        lines += [f"FAILED {t.strip()}  -> {err}" for t, err in report.failures[:5]]
+        return "\n".join(lines)
+
+    def submit(self, code: str) -> str:
+        """Submit your final solution; hidden tests score it and the episode ends.
+
+        Args:
+            code: Your complete solution (the function definition and any helpers).
+        """
+        task = self.task
+        if task is None:
+            return "Error: no task"
+        report = self.evaluate(code, list(task.data["hidden_tests"]))
+        all_pass = report.total > 0 and report.passed == report.total
+        reward = report.fraction if self.reward_mode == "fraction" else float(all_pass)
+        self.finish(reward, success=all_pass, tests_passed=report.passed,
+                    tests_total=report.total)
+        return f"Submitted: {report.passed}/{report.total} hidden tests passed."
+
+    # -- expert ------------------------------------------------------------------------------
+
+    def expert_actions(self, task: Task) -> list[ToolCall]:
+        """Reference solution: run the visible tests, then submit."""
+        code = task.data["canonical_solution"]
+        return [ToolCall("run_tests", {"code": code}), ToolCall("submit", {"code": code})]

@@ -1,0 +1,99 @@
+"""The test harness run inside the sandbox: exec a solution, then each test in isolation.
+
+The harness is shipped into the sandbox as a file and run with the sandbox's own ``python3``, so it
+uses only the standard library. It prints one line, ``<marker><json>``, with per-test outcomes;
+each test has its own time budget (``SIGALRM``) so one endless loop fails one test, not all.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass
+
+HARNESS_SOURCE = r'''
+import json, signal, sys
+
+MARK = sys.argv[1]
+PER_TEST_S = float(sys.argv[2])
+
+
+def _alarm(signum, frame):
+    raise TimeoutError("test took longer than %.1f s" % PER_TEST_S)
+
+
+signal.signal(signal.SIGALRM, _alarm)
+source = open("solution.py", encoding="utf-8").read()
+tests = json.load(open("tests.json", encoding="utf-8"))
+out = {"compiled": True, "error": "", "results": []}
+namespace = {"__name__": "solution"}
+try:
+    signal.setitimer(signal.ITIMER_REAL, PER_TEST_S)
+    exec(compile(source, "solution.py", "exec"), namespace)
+except BaseException as e:
+    out["compiled"] = False
+    out["error"] = "%s: %s" % (type(e).__name__, str(e)[:300])
+finally:
+    signal.setitimer(signal.ITIMER_REAL, 0)
+for test in tests:
+    if not out["compiled"]:
+        out["results"].append([False, "solution did not load"])
+        continue
+    try:
+        signal.setitimer(signal.ITIMER_REAL, PER_TEST_S)
+        exec(compile(test, "test", "exec"), dict(namespace))
+        out["results"].append([True, ""])
+    except BaseException as e:
+        out["results"].append([False, "%s: %s" % (type(e).__name__, str(e)[:200])])
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+sys.stdout.flush()
+print()
+print(MARK + json.dumps(out))
+'''
+
+
+@dataclass
+class TestReport:
+    """Outcome of running a solution against a list of tests."""
+
+    passed: int
+    total: int
+    failures: list[tuple[str, str]]
+    """(test source, error) for each failed test."""
+    loaded: bool
+    """The solution compiled and ran at top level without raising."""
+    error: str = ""
+    """Why the solution did not load, or why the harness gave no report."""
+
+    @property
+    def fraction(self) -> float:
+        """Share of tests passed (0 when there are none)."""
+        return self.passed / self.total if self.total else 0.0
+
+
+def harness_files(solution: str, tests: list[str]) -> tuple[dict[str, str], str]:
+    """Files to put in the sandbox and the random marker the report line starts with."""
+    marker = f"@@agentgym-{secrets.token_hex(8)}@@"
+    files = {
+        "harness.py": HARNESS_SOURCE,
+        "solution.py": solution,
+        "tests.json": json.dumps(tests),
+    }
+    return files, marker
+
+
+def parse_report(stdout: str, marker: str, tests: list[str], fallback_error: str) -> TestReport:
+    """Read the harness's report line; a missing line counts as every test failed."""
+    for line in reversed(stdout.splitlines()):
+        if line.startswith(marker):
+            try:
+                data = json.loads(line[len(marker):])
+                results = [(bool(ok), str(err)) for ok, err in data["results"]]
+            except (ValueError, KeyError, TypeError):
+                break
+            failures = [(t, err) for t, (ok, err) in zip(tests, results, strict=False) if not ok]
+            passed = sum(ok for ok, _ in results[: len(tests)])
+            return TestReport(passed, len(tests), failures, bool(data.get("compiled")),
+                              str(data.get("error", "")))
+    return TestReport(0, len(tests), [(t, fallback_error) for t in tests], False, fallback_error)
