@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import flights, hr, school, store
+from . import flights, hr, library, school, store
 
 __all__ = ["DOMAINS"]
 
-DOMAINS: tuple[ModuleType, ...] = (store, hr, flights, school)
+DOMAINS: tuple[ModuleType, ...] = (store, hr, flights, school, library)
 """Every domain, in build order."""

@@ -238,6 +238,7 @@ TEMPLATES = [
       "(include ties).",
       "WITH avgs AS (SELECT s.major_id, s.email, AVG(e.score) AS avg_score FROM students s "
       "JOIN enrollments e ON e.student_id = s.student_id WHERE s.major_id IS NOT NULL "
+      "AND e.score IS NOT NULL "
       "GROUP BY s.student_id, s.major_id, s.email), ranked AS (SELECT major_id, email, "
       "avg_score, RANK() OVER (PARTITION BY major_id ORDER BY avg_score DESC) AS rk FROM avgs) "
       "SELECT d.name, r.email, ROUND(r.avg_score, 2) FROM ranked r JOIN departments d "
