@@ -1,0 +1,1 @@
+"""Bundled task data for the code environment (``tasks.jsonl``, built by ``build.py``)."""
