@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import flights, hr, library, school, store
+from . import clinic, flights, hr, library, school, store
 
 __all__ = ["DOMAINS"]
 
-DOMAINS: tuple[ModuleType, ...] = (store, hr, flights, school, library)
+DOMAINS: tuple[ModuleType, ...] = (store, hr, flights, school, library, clinic)
 """Every domain, in build order."""

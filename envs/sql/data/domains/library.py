@@ -195,8 +195,9 @@ TEMPLATES = [
     t("easy", "What is the average number of pages of the {genre} books, rounded to 1 decimal?",
       "SELECT ROUND(AVG(pages), 1) FROM books WHERE genre = {genre}", count=2,
       genre="SELECT genre FROM books"),
-    t("easy", "What are the titles and publication years of the 3 oldest books, oldest first?",
-      "SELECT title, publication_year FROM books ORDER BY publication_year LIMIT 3"),
+    t("easy", "What are the titles and publication years of the 3 oldest books, oldest first "
+      "(books of the same year in alphabetical order of title)?",
+      "SELECT title, publication_year FROM books ORDER BY publication_year, title LIMIT 3"),
     t("easy", "List the distinct publishers in alphabetical order.",
       "SELECT DISTINCT publisher FROM books ORDER BY publisher"),
     t("medium", "How many copies of '{title}' does the library own?",

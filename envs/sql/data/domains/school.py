@@ -127,7 +127,7 @@ def populate(conn: sqlite3.Connection, rng: random.Random) -> None:
         students.append((sid, first, last, email_for(first, last, sid, "students.example"),
                          iso_date(born), year, major))
     insert_rows(conn, "students", students)
-    enrollments = set()
+    enrollments: dict[tuple, tuple] = {}  # first enrollment per (student, course, term) wins
     for student in students:
         skill = rng.gauss(72, 10)
         for _ in range(rng.randint(0, 12)):
@@ -136,9 +136,9 @@ def populate(conn: sqlite3.Connection, rng: random.Random) -> None:
             score = None if (year, semester) == (2024, "spring") else max(
                 0, min(100, round(rng.gauss(skill, 12)))
             )
-            enrollments.add((student[0], course[0], year, semester, score))
-    unique = {row[:4]: row for row in sorted(enrollments, key=lambda r: r[:4])}
-    insert_rows(conn, "enrollments", sorted(unique.values(), key=lambda r: r[:4]))
+            key = (student[0], course[0], year, semester)
+            enrollments.setdefault(key, (*key, score))
+    insert_rows(conn, "enrollments", [enrollments[k] for k in sorted(enrollments)])
 
 
 TEMPLATES = [
