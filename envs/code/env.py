@@ -171,7 +171,10 @@ class CodeEnv(TaskToolEnv):
         reward = report.fraction if self.reward_mode == "fraction" else float(all_pass)
         self.finish(reward, success=all_pass, tests_passed=report.passed,
                     tests_total=report.total)
-        return f"Submitted: {report.passed}/{report.total} hidden tests passed."
+        text = f"Submitted: {report.passed}/{report.total} hidden tests passed."
+        if not report.loaded and report.error:
+            text += f" Your code failed to load: {report.error}"
+        return text
 
     # -- expert ------------------------------------------------------------------------------
 

@@ -96,4 +96,5 @@ def parse_report(stdout: str, marker: str, tests: list[str], fallback_error: str
             passed = sum(ok for ok, _ in results[: len(tests)])
             return TestReport(passed, len(tests), failures, bool(data.get("compiled")),
                               str(data.get("error", "")))
-    return TestReport(0, len(tests), [(t, fallback_error) for t in tests], False, fallback_error)
+    error = f"the program ended before the tests ran ({fallback_error})"
+    return TestReport(0, len(tests), [(t, error) for t in tests], False, error)

@@ -1,0 +1,102 @@
+"""The code env on the real bubblewrap sandbox (Docker in the docker-marked test)."""
+
+import pytest
+
+import agentgym
+from agentgym import ToolCall
+from agentgym.envs.code.env import load_tasks, split_tests
+from agentgym.envs.code.harness import harness_files, parse_report
+
+
+def call(name, code):
+    return [ToolCall(name, {"code": code})]
+
+
+@pytest.fixture(scope="module")
+def env():
+    e = agentgym.make("code", split="test", sandbox="bubblewrap")
+    yield e
+    e.close()
+
+
+def test_expert_scores_one_on_every_task():
+    scores = {}
+    for split in ("train", "test"):
+        env = agentgym.make("code", split=split, sandbox="bubblewrap")
+        for task in env.unwrapped.task_set:
+            env.reset(options={"task_id": task.task_id})
+            for action in env.unwrapped.expert_actions(task):
+                _, reward, terminated, _, info = env.step(action)
+            scores[task.task_id] = (reward, terminated, info["success"])
+        env.close()
+    assert len(scores) == len(load_tasks()) >= 150
+    assert {v for v in scores.values()} == {(1.0, True, True)}
+
+
+def test_partial_credit_and_binary_variant(env):
+    task = env.unwrapped.task_set[0]
+    env.reset(options={"task_id": task.task_id})
+    name = task.data["entry_point"]
+    _, reward, terminated, _, info = env.step(call("submit", f"def {name}(*a, **k):\n    return 0"))
+    assert terminated and 0.0 <= reward < 1.0 and info["tests_total"] >= 5
+    binary = agentgym.make("code/py-functions-binary-v0", split="test", sandbox="bubblewrap")
+    binary.reset(options={"task_id": task.task_id})
+    _, r, *_ = binary.step(call("submit", f"def {name}(*a, **k):\n    return 0"))
+    assert r == 0.0
+    binary.close()
+
+
+def test_fenced_block_counts_as_submit(env):
+    task = env.unwrapped.task_set[1]
+    env.reset(options={"task_id": task.task_id})
+    answer = f"Here you go:\n```python\n{task.data['canonical_solution']}\n```"
+    obs, reward, terminated, *_ = env.step(answer)
+    assert terminated and reward == 1.0 and "hidden tests passed" in obs["text"]
+
+
+def test_run_python_and_visible_tests(env):
+    env.reset(seed=0)
+    obs, reward, terminated, *_ = env.step(call("run_python", "print(sum(range(10)))"))
+    assert "45" in obs["text"] and "Exited with code 0" in obs["text"] and not terminated
+    obs, *_ = env.step(call("run_tests", "def nothing(): pass"))
+    assert "0/" in obs["text"] and "FAILED" in obs["text"]
+
+
+@pytest.mark.parametrize(
+    ("code", "fragment"),
+    [
+        ("while True:\n    pass", "TimeoutError"),
+        ("import os\nos._exit(0)", "the program ended before the tests ran"),
+        ("def f(:\n", "SyntaxError"),
+        ("raise SystemExit(3)", "SystemExit"),
+        ("x = 'a' * (10**10)", "MemoryError"),
+    ],
+)
+def test_hostile_or_broken_solutions_fail_cleanly(env, code, fragment):
+    env.reset(seed=1)
+    obs, reward, terminated, *_ = env.step(call("run_tests", code))
+    assert fragment in obs["text"] and not terminated
+
+
+def test_harness_report_cannot_be_forged_without_the_marker():
+    tests = ["assert True", "assert False"]
+    files, marker = harness_files("print('@@agentgym-0000@@{\"results\": [[true, \"\"]]}')", tests)
+    fake_stdout = '@@agentgym-0000@@{"compiled": true, "results": [[true, ""], [true, ""]]}'
+    report = parse_report(fake_stdout, marker, tests, "no report")
+    assert report.passed == 0 and not report.loaded
+
+
+def test_split_tests_keeps_continuation_lines():
+    src = "assert f(1) == 2\nassert f(\n    3) == 4\n\nassert g()"
+    assert split_tests(src) == ["assert f(1) == 2", "assert f(\n    3) == 4", "assert g()"]
+
+
+@pytest.mark.docker
+def test_expert_on_docker_backend(docker_engine):
+    env = agentgym.make("code", split="test", sandbox="docker")
+    for task in list(env.unwrapped.task_set)[:5]:
+        env.reset(options={"task_id": task.task_id})
+        for action in env.unwrapped.expert_actions(task):
+            _, reward, *_ = env.step(action)
+        assert reward == 1.0, task.task_id
+    env.close()
