@@ -50,6 +50,7 @@ def _write_if_changed(path: Path, data: bytes) -> bool:
     path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile(dir=path.parent, delete=False, suffix=".tmp") as tmp:
         tmp.write(data)
+    os.chmod(tmp.name, 0o644)
     os.replace(tmp.name, path)
     return True
 

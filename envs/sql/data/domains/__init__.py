@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import clinic, flights, hr, library, school, store
+from . import bank, clinic, flights, hr, library, movies, school, store
 
 __all__ = ["DOMAINS"]
 
-DOMAINS: tuple[ModuleType, ...] = (store, hr, flights, school, library, clinic)
+DOMAINS: tuple[ModuleType, ...] = (store, hr, flights, school, library, clinic, movies, bank)
 """Every domain, in build order."""

@@ -79,7 +79,9 @@ _JOBS = (  # title, min, max, departments it appears in (indexes into _DEPARTMEN
     ("Buyer", 40000, 72000, (10,)),
     ("Research Scientist", 75000, 145000, (9,)),
 )
-_PROJECT_WORDS = "Apollo Beacon Cobalt Delta Ember Falcon Granite Helix Ion Juniper Keystone".split()
+_PROJECT_WORDS = (
+    "Apollo Beacon Cobalt Delta Ember Falcon Granite Helix Ion Juniper Keystone".split()
+)
 _ROLES = ("developer", "developer", "analyst", "lead", "reviewer", "tester")
 
 
@@ -179,6 +181,14 @@ TEMPLATES = [
     t("easy", "How many projects started in {year}?",
       "SELECT COUNT(*) FROM projects WHERE substr(start_date, 1, 4) = {year}", count=2,
       year="SELECT substr(start_date, 1, 4) FROM projects"),
+    t("easy", "How many employees earn between {low} and {high} inclusive?",
+      "SELECT COUNT(*) FROM employees WHERE salary BETWEEN {low} AND {high}", count=2,
+      low="SELECT 40000 UNION SELECT 60000 UNION SELECT 80000",
+      high="SELECT {low} + 20000 UNION SELECT {low} + 40000"),
+    t("medium", "For each country with departments, what is the total budget of the departments "
+      "located there?",
+      "SELECT l.country, SUM(d.budget) FROM locations l JOIN departments d "
+      "ON d.location_id = l.location_id GROUP BY l.country"),
     t("medium", "How many employees work in the {dept} department?",
       "SELECT COUNT(*) FROM employees e JOIN departments d ON d.department_id = e.department_id "
       "WHERE d.name = {dept}",

@@ -136,7 +136,8 @@ def populate(conn: sqlite3.Connection, rng: random.Random) -> None:
     for book in books:
         for _ in range(rng.choice([0, 1, 1, 2, 2, 3, 4]) if book[0] > 5 else 1):
             copies.append((len(copies) + 1, book[0], skewed_choice(rng, range(1, 7), 0.6),
-                           iso_date(random_date(rng, date(max(book[3], 2005), 1, 1), date(2024, 1, 31))),
+                           iso_date(random_date(rng, date(max(book[3], 2005), 1, 1),
+                                                date(2024, 1, 31))),
                            rng.choices(["new", "good", "worn", "damaged"], [2, 6, 3, 1])[0]))
     insert_rows(conn, "copies", copies)
     members = []
@@ -264,10 +265,10 @@ TEMPLATES = [
       g1="SELECT genre FROM books", g2="SELECT genre FROM books WHERE genre > {g1}"),
     t("hard", "Which authors have books published both before 1970 and after 2000? Give their "
       "names.",
-      "SELECT a.name FROM authors a JOIN book_authors ba ON ba.author_id = a.author_id "
+      "SELECT name FROM authors WHERE author_id IN (SELECT ba.author_id FROM book_authors ba "
       "JOIN books b ON b.book_id = ba.book_id WHERE b.publication_year < 1970 INTERSECT "
-      "SELECT a.name FROM authors a JOIN book_authors ba ON ba.author_id = a.author_id "
-      "JOIN books b ON b.book_id = ba.book_id WHERE b.publication_year > 2000"),
+      "SELECT ba.author_id FROM book_authors ba JOIN books b ON b.book_id = ba.book_id "
+      "WHERE b.publication_year > 2000)"),
     t("hard", "For each month of {year} (YYYY-MM), give the number of loans and the running "
       "total of loans since January, ordered by month.",
       "WITH monthly AS (SELECT substr(loan_date, 1, 7) AS month, COUNT(*) AS n FROM loans "

@@ -106,7 +106,7 @@ def populate(conn: sqlite3.Connection, rng: random.Random) -> None:
                             rng.choice([2, 3, 3, 4, 4, 5, 6]), teacher))
     insert_rows(conn, "courses", courses)
     rooms = []
-    for d, (_, building, _) in enumerate(_DEPARTMENTS):
+    for _, building, _ in _DEPARTMENTS:
         for k in range(rng.randint(1, 3)):
             rooms.append((len(rooms) + 1, building, f"{k + 1}{rng.randint(0, 2)}{k + 1}",
                           rng.choice([20, 25, 30, 40, 60, 80, 120, 200])))
@@ -132,7 +132,8 @@ def populate(conn: sqlite3.Connection, rng: random.Random) -> None:
         skill = rng.gauss(72, 10)
         for _ in range(rng.randint(0, 12)):
             course = rng.choice(courses)
-            year, semester = rng.choice([tm for tm in _TERMS if tm[0] >= student[5]] or [_TERMS[-1]])
+            terms = [tm for tm in _TERMS if tm[0] >= student[5]] or [_TERMS[-1]]
+            year, semester = rng.choice(terms)
             score = None if (year, semester) == (2024, "spring") else max(
                 0, min(100, round(rng.gauss(skill, 12)))
             )
@@ -180,6 +181,12 @@ TEMPLATES = [
       "SELECT building, SUM(capacity) FROM classrooms GROUP BY building"),
     t("easy", "How many enrollments does each semester have? Give year, semester and count.",
       "SELECT year, semester, COUNT(*) FROM enrollments GROUP BY year, semester"),
+    t("easy", "How many courses are worth more than {c} credits?",
+      "SELECT COUNT(*) FROM courses WHERE credits > {c}", count=2,
+      c="SELECT 2 UNION SELECT 3 UNION SELECT 4"),
+    t("medium", "Which courses meet on {day}? Give their distinct codes.",
+      "SELECT DISTINCT c.code FROM courses c JOIN schedule s ON s.course_id = c.course_id "
+      "WHERE s.weekday = {day}", count=2, day="SELECT weekday FROM schedule"),
     t("medium", "How many distinct students have taken the course '{title}'?",
       "SELECT COUNT(DISTINCT e.student_id) FROM enrollments e JOIN courses c "
       "ON c.course_id = e.course_id WHERE c.title = {title}", count=2,
@@ -200,7 +207,8 @@ TEMPLATES = [
       "last names.",
       "SELECT s.first_name, s.last_name FROM students s JOIN departments d "
       "ON d.department_id = s.major_id WHERE d.name = {dept} AND s.enrollment_year = {year}",
-      count=2, dept="SELECT d.name FROM departments d JOIN students s ON s.major_id = d.department_id",
+      count=2,
+      dept="SELECT d.name FROM departments d JOIN students s ON s.major_id = d.department_id",
       year="SELECT s.enrollment_year FROM students s JOIN departments d "
       "ON d.department_id = s.major_id WHERE d.name = {dept}"),
     t("medium", "How many credits has the student with e-mail {email} earned, counting only "
