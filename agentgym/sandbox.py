@@ -264,6 +264,10 @@ class Sandbox(ABC):
         self._check_open()
         self._session_files.update(normalize_files(files))
 
+    def clear_files(self) -> None:
+        """Forget every session file."""
+        self._session_files.clear()
+
     def get_file(self, path: str) -> bytes:
         """Return a session file's content; raise ``FileNotFoundError`` if none was put there."""
         key = check_relative(path)

@@ -45,6 +45,7 @@ ENV = {
     "LANG": "C.UTF-8",
     "USER": "sandbox",
     "PYTHONDONTWRITEBYTECODE": "1",
+    "PYTHONUNBUFFERED": "1",
 }
 _ETC = ("/etc/alternatives", "/etc/ld.so.cache", "/etc/localtime", "/etc/ssl/openssl.cnf")
 
@@ -116,6 +117,7 @@ class BubblewrapSandbox(Sandbox):
         args += ["--die-with-parent", "--new-session", "--uid", str(NOBODY), "--gid", str(NOBODY)]
         args += ["--hostname", "sandbox", *_root_args(), "--proc", "/proc", "--dev", "/dev"]
         args += ["--size", disk, "--tmpfs", "/tmp", "--size", disk, "--tmpfs", "/work"]
+        args += ["--remount-ro", "/"]
         args += ["--chdir", "/work", "--clearenv"]
         for key, value in ENV.items():
             args += ["--setenv", key, value]
@@ -161,7 +163,8 @@ class BubblewrapSandbox(Sandbox):
             block_r, block_w = os.pipe()
             args += ["--info-fd", str(info_w), "--block-fd", str(block_r)]
             keep += [info_w, block_r]
-        args += ["--", "/bin/sh", "-c", script, "sh", *command]
+        # bash, not dash: the side fd may be >= 10, which dash cannot redirect.
+        args += ["--", "/bin/bash", "-c", script, "sandbox", *command]
         uid = {"user": NOBODY, "group": NOBODY, "extra_groups": []} if self._as_root else {}
         start = time.monotonic()
         deadline = start + limits.timeout_s + GRACE_S

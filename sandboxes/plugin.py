@@ -1,0 +1,45 @@
+"""Registration of the built-in sandbox backends, called from the plugin hook in ``hooks.py``.
+
+Entries are ``"module:Class"`` strings, imported only when a backend is opened; the availability
+checks are cheap-ish probes (a bwrap dry run, a Docker ping) run only when asked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+BUILTIN = (
+    ("docker", "agentgym.sandboxes.docker:DockerSandbox", "Warm pool of locked-down containers"),
+    ("bubblewrap", "agentgym.sandboxes.bubblewrap:BubblewrapSandbox", "bwrap namespaces"),
+    ("fake", "agentgym.sandboxes.fake:FakeSandbox", "Scripted results, runs nothing (tests)"),
+)
+
+
+def _docker_available() -> bool:
+    from .docker import docker_available
+
+    return docker_available()
+
+
+def _bubblewrap_available() -> bool:
+    from .bubblewrap import bubblewrap_available
+
+    return bubblewrap_available()
+
+
+def _always() -> bool:
+    return True
+
+
+AVAILABLE: dict[str, Callable[[], bool]] = {
+    "docker": _docker_available,
+    "bubblewrap": _bubblewrap_available,
+    "fake": _always,
+}
+
+
+def register_builtin_sandboxes(register: Callable[..., Any]) -> None:
+    """Register docker, bubblewrap and fake: ``register(name, "module:Class", available=...)``."""
+    for name, entry_point, description in BUILTIN:
+        register(name, entry_point, available=AVAILABLE[name], description=description)
