@@ -1,0 +1,245 @@
+"""The trainer's configuration: one dataclass, every field documented, YAML plus CLI overrides.
+
+Values are resolved in this order, later ones winning:
+
+1. the dataclass defaults below;
+2. the preset of the chosen ``algorithm`` (``grpo``, ``dr_grpo``, ``dapo``, ``gspo``, or one a
+   plugin registered through ``agentgym_register_trainers`` with ``preset={...}``);
+3. the YAML file;
+4. ``key=value`` overrides from the command line (values parsed as YAML: ``lr=3e-6``,
+   ``lora=true``, ``lora_target_modules=[q_proj,v_proj]``).
+
+>>> cfg = load_config(None, ["algorithm=dapo", "steps=5"])
+>>> cfg.loss_agg, cfg.clip_eps_high, cfg.dynamic_sampling, cfg.steps
+('token_mean', 0.28, True, 5)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from agentgym import ConfigError, get_registry
+
+
+@dataclass
+class TrainConfig:
+    """Everything a GRPO-family run needs; see ``docs/training.md`` for worked examples."""
+
+    # -- what to train on ----------------------------------------------------------------------
+    algorithm: str = "grpo"
+    """Trainer preset (``agentgym_register_trainers``): grpo, dr_grpo, dapo, gspo."""
+    env: str = "arith/add-v0"
+    """Env id or alias passed to :func:`agentgym.make`."""
+    env_kwargs: dict[str, Any] = field(default_factory=dict)
+    """Extra keyword arguments for the env constructor (the split is set by the trainer)."""
+    train_split: str = "train"
+    """Task split that rollouts sample from."""
+    eval_split: str = "test"
+    """Held-out split for evaluation; never trained on."""
+    eval_tasks: int = 0
+    """Evaluate on the first N tasks of the eval split; 0 = all of them."""
+
+    # -- model and rollout policy -------------------------------------------------------------
+    model: str = "smollm2-135m"
+    """Model to train: an alias known to ``agentgym.models`` or a local transformers folder."""
+    policy: str = ""
+    """Rollout policy spec; empty = an in-process ``hf`` policy sharing the trained weights."""
+    weight_sync_url: str = ""
+    """With an inference-server ``policy``: the reload endpoint (see ``weight_sync.py``)."""
+    weight_sync_dir: str = ""
+    """Folder the server reloads weights from; empty = ``<output_dir>/weights``."""
+    device: str = "auto"
+    """``cpu``, ``cuda``, ``cuda:1``...; ``auto`` = the local CUDA device when present, else CPU."""
+    dtype: str = "auto"
+    """``float32``, ``bfloat16`` or ``auto`` (bf16 on a GPU that supports it, fp32 on CPU)."""
+    lora: bool = False
+    """Train LoRA adapters through ``peft`` instead of every weight (full fine-tuning default)."""
+    lora_r: int = 16
+    """LoRA rank."""
+    lora_alpha: int = 32
+    """LoRA scaling numerator (scale = alpha / r)."""
+    lora_dropout: float = 0.0
+    """Dropout on the LoRA branch."""
+    lora_target_modules: list[str] = field(
+        default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj"]
+    )
+    """Module names that get adapters."""
+    gradient_checkpointing: bool = False
+    """Recompute activations in the backward pass (less memory, about 30% slower)."""
+
+    # -- rollouts ------------------------------------------------------------------------------
+    steps: int = 30
+    """Number of optimizer steps (one rollout batch each)."""
+    tasks_per_step: int = 16
+    """Distinct tasks (groups) per step, summed over every data-parallel rank."""
+    group_size: int = 8
+    """Rollouts per task (G); advantages are normalised within each group."""
+    max_new_tokens: int = 12
+    """Most tokens the model generates per turn."""
+    max_turns: int = 0
+    """Model turns per episode; 0 = the env spec's limit (or 10 when it has none)."""
+    max_tokens: int = 2048
+    """Longest whole episode in tokens (prompt, generated and env); reaching it truncates."""
+    temperature: float = 1.0
+    """Sampling temperature of training rollouts."""
+    top_p: float = 1.0
+    """Nucleus sampling mass of training rollouts (1.0 = off)."""
+    num_envs: int = 32
+    """Env instances in the rollout pool (episodes run concurrently up to this many)."""
+    max_batch_size: int = 64
+    """Most concurrent requests the in-process policy batches into one ``generate``."""
+
+    # -- advantages and loss -------------------------------------------------------------------
+    advantage: str = "grpo"
+    """Advantage estimator registered as ``advantage/<name>``: grpo, dr_grpo."""
+    adv_eps: float = 1e-6
+    """Added to the group std before dividing (GRPO)."""
+    loss: str = "ppo_clip"
+    """Policy loss registered as ``loss/<name>``: ppo_clip, gspo."""
+    loss_agg: str = "seq_mean_token_mean"
+    """Reduction: seq_mean_token_mean (GRPO), token_mean (DAPO), seq_mean_token_sum_norm (Dr.)."""
+    loss_max_length: int = 0
+    """Dr. GRPO's constant normaliser; 0 = ``max_new_tokens * max_turns``."""
+    clip_eps_low: float = 0.2
+    """Lower clip range: the ratio is clipped at ``1 - clip_eps_low``."""
+    clip_eps_high: float = 0.2
+    """Upper clip range (DAPO clip-higher uses 0.28)."""
+    kl_coef: float = 0.0
+    """Weight of the k3 KL penalty to the frozen initial model; 0 = off (no reference kept)."""
+    tis_cap: float = 0.0
+    """Truncated importance sampling cap C in ``min(pi_old/pi_behav, C)``; 0 = off."""
+    dynamic_sampling: bool = False
+    """DAPO: drop groups whose rewards are all equal and roll out more tasks to refill."""
+    max_refill_rounds: int = 3
+    """Most extra rollout rounds per step when dynamic sampling refills the batch."""
+    overlong_buffer: int = 0
+    """DAPO overlong shaping buffer in tokens; 0 = off, -1 = a fifth of the max response length."""
+    ppo_epochs: int = 1
+    """Passes over each rollout batch; above 1 the old log-probs are recomputed once first."""
+
+    # -- optimisation ---------------------------------------------------------------------------
+    lr: float = 1e-5
+    """Peak learning rate (AdamW)."""
+    weight_decay: float = 0.0
+    """AdamW weight decay."""
+    adam_betas: list[float] = field(default_factory=lambda: [0.9, 0.99])
+    """AdamW betas."""
+    lr_schedule: str = "constant"
+    """``constant``, ``linear`` (decay to 0) or ``cosine``, after the warm-up."""
+    warmup_steps: int = 0
+    """Linear warm-up steps."""
+    max_grad_norm: float = 1.0
+    """Gradient clipping norm; 0 = no clipping."""
+    micro_batch_size: int = 16
+    """Trajectories per forward/backward pass; gradients accumulate over the whole batch."""
+
+    # -- evaluation, checkpoints, logging -----------------------------------------------------
+    eval_every: int = 10
+    """Evaluate on the held-out split every N steps (and after the last); 0 = never."""
+    eval_at_start: bool = True
+    """Evaluate the untrained model before step 1."""
+    eval_greedy: bool = True
+    """Run a greedy (temperature 0) pass in each evaluation."""
+    eval_samples: int = 1
+    """Sampled passes (at the training temperature) per eval task; 0 = greedy only."""
+    output_dir: str = "runs/grpo"
+    """Run folder: checkpoints, TensorBoard events, metrics.jsonl, report.png."""
+    save_every: int = 1
+    """Checkpoint every N steps (and after the last); 0 = only at the end."""
+    keep_checkpoints: int = 2
+    """Newest checkpoints kept on disk."""
+    resume: bool = False
+    """Continue from the newest checkpoint in ``output_dir`` (the CLI's ``--resume``)."""
+    seed: int = 0
+    """Seed of the task order, sampling, dropout and initialisation."""
+    tensorboard: bool = True
+    """Write TensorBoard events under ``output_dir/tb``."""
+    wandb: bool = False
+    """Also log to Weights & Biases (needs ``wandb`` installed and configured)."""
+    progress: bool = True
+    """Show a rich progress bar on stderr."""
+    torch_threads: int = 0
+    """``torch.set_num_threads`` for CPU runs; 0 = leave torch's default."""
+
+    def resolved_max_turns(self, spec_max_turns: int | None) -> int:
+        """The turn limit: this config's, else the env spec's, else 10."""
+        return self.max_turns or spec_max_turns or 10
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict (YAML-safe)."""
+        return dataclasses.asdict(self)
+
+
+FIELDS = {f.name: f for f in dataclasses.fields(TrainConfig)}
+
+
+def parse_overrides(overrides: list[str]) -> dict[str, Any]:
+    """``["lr=1e-6", "lora=true"]`` -> ``{"lr": 1e-06, "lora": True}`` (values parsed as YAML)."""
+    out: dict[str, Any] = {}
+    for item in overrides:
+        key, sep, raw = item.partition("=")
+        key = key.strip().lstrip("-").replace("-", "_")
+        if not sep or not key:
+            raise ConfigError(f"override {item!r} is not of the form key=value")
+        try:
+            out[key] = yaml.safe_load(raw) if raw.strip() else ""
+        except yaml.YAMLError as e:
+            raise ConfigError(f"override {item!r}: cannot parse value: {e}") from e
+    return out
+
+
+def preset(algorithm: str) -> dict[str, Any]:
+    """Config values preset by the trainer registered as ``algorithm``."""
+    entry = get_registry("trainers").get(algorithm)
+    return dict(entry.extra.get("preset", {}))
+
+
+def _coerce(name: str, value: Any) -> Any:
+    default = getattr(TrainConfig(), name)
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise ConfigError(f"{name} must be true or false, got {value!r}")
+        return value
+    if isinstance(default, float) and isinstance(value, int):
+        return float(value)
+    if isinstance(default, float) and isinstance(value, str):
+        try:
+            return float(value)  # YAML reads "1e-5" as a string
+        except ValueError as e:
+            raise ConfigError(f"{name} must be a number, got {value!r}") from e
+    if default is not None and not isinstance(value, type(default)):
+        raise ConfigError(f"{name} must be {type(default).__name__}, got {value!r}")
+    return value
+
+
+def load_config(path: str | Path | None, overrides: list[str] | None = None) -> TrainConfig:
+    """Build a :class:`TrainConfig` from defaults, the algorithm's preset, YAML and overrides."""
+    data: dict[str, Any] = {}
+    if path is not None:
+        try:
+            loaded = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError) as e:
+            raise ConfigError(f"cannot read config {path}: {e}") from e
+        if loaded is not None and not isinstance(loaded, dict):
+            raise ConfigError(f"config {path} must be a YAML mapping")
+        data = dict(loaded or {})
+    data.update(parse_overrides(overrides or []))
+    unknown = sorted(set(data) - set(FIELDS))
+    if unknown:
+        raise ConfigError(f"unknown config keys: {', '.join(unknown)}")
+    algorithm = str(data.get("algorithm", TrainConfig.algorithm))
+    merged = {**preset(algorithm), **data}
+    return TrainConfig(**{k: _coerce(k, v) for k, v in merged.items()})
+
+
+def save_config(cfg: TrainConfig, path: str | Path) -> None:
+    """Write ``cfg`` as YAML."""
+    Path(path).write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False), encoding="utf-8")
+
+
+__all__ = ["TrainConfig", "load_config", "parse_overrides", "preset", "save_config"]

@@ -1,0 +1,285 @@
+"""The GRPO-family trainer: roll out groups, score them, update the policy, evaluate, checkpoint.
+
+One step, top to bottom (:meth:`GRPOTrainer.step`):
+
+1. take ``tasks_per_step`` tasks from the train split (this rank's share under DDP);
+2. roll out ``group_size`` episodes per task with the engine and the in-process policy;
+   DAPO's dynamic sampling drops groups whose rewards all match and rolls out more tasks;
+3. rewards (+ overlong shaping) -> group advantages -> a padded batch over the exact tokens;
+4. gradient accumulation over micro-batches, optimizer step; the in-process policy shares the
+   weights, so the step is the weight push (the policy version is bumped);
+5. log, evaluate on the held-out split every ``eval_every`` steps, checkpoint.
+
+>>> from agentgym.trainers import GRPOTrainer, load_config        # doctest: +SKIP
+>>> GRPOTrainer(load_config("configs/grpo_arith_cpu.yaml")).train()  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+import agentgym
+from agentgym import ConfigError, get_registry
+from agentgym.rollout import Trajectory
+
+from .advantages import informative_groups, overlong_penalty
+from .batch import collate, empty_batch
+from .config import TrainConfig, save_config
+from .data import TaskSampler, shard
+from .distributed import DistInfo, all_sum, cleanup, init_distributed, unwrap, wrap_ddp
+from .losses import AGGREGATIONS
+from .modeling import build_model, frozen_copy, pad_id, pick_device
+from .progress import RunProgress
+from .rollouts import RolloutResult, Rollouts
+from .state import TrainState, final_report, load_checkpoint, save_checkpoint
+from .tracking import MetricsLogger
+from .update import make_scheduler, policy_update, precompute_logprobs
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class TrainResult:
+    """What a finished run produced."""
+
+    output_dir: Path
+    steps: int
+    baseline: dict[str, float] = field(default_factory=dict)
+    """Held-out metrics before training (empty when not evaluated)."""
+    final: dict[str, float] = field(default_factory=dict)
+    """Held-out metrics after the last step."""
+    report_png: Path | None = None
+
+
+class GRPOTrainer:
+    """GRPO, Dr. GRPO, DAPO and GSPO on multi-turn agentgym envs (choose with ``algorithm``)."""
+
+    def __init__(self, cfg: TrainConfig, *, model: Any = None, tokenizer: Any = None) -> None:
+        self.cfg = cfg
+        self._given = (model, tokenizer)
+        self.state = TrainState()
+        self.baseline: dict[str, float] = {}
+        self.last_eval: dict[str, float] = {}
+
+    # -- setup ---------------------------------------------------------------------------------
+
+    def setup(self) -> None:
+        """Build everything: process group, model, optimizer, policy, engines, logger."""
+        cfg = self.cfg
+        if cfg.loss_agg not in AGGREGATIONS:
+            raise ConfigError(f"loss_agg must be one of {', '.join(AGGREGATIONS)}")
+        if cfg.torch_threads:
+            torch.set_num_threads(cfg.torch_threads)
+        import os
+
+        self.device = pick_device(cfg.device, int(os.environ.get("LOCAL_RANK", "0")))
+        self.dist: DistInfo = init_distributed(self.device)
+        random.seed(cfg.seed)
+        np.random.seed(cfg.seed)
+        torch.manual_seed(cfg.seed)
+        spec = agentgym.spec(cfg.env)
+        tasks = spec.load_tasks()
+        if tasks is None:
+            raise ConfigError(f"env {cfg.env!r} has no task set; the trainer needs task splits")
+        self.sampler = TaskSampler(tasks.split(cfg.train_split).ids(), seed=cfg.seed)
+        eval_ids = tasks.split(cfg.eval_split).ids()[: cfg.eval_tasks or None]
+        self.eval_ids = shard(eval_ids, self.dist.rank, self.dist.world_size)
+        self.max_turns = cfg.resolved_max_turns(spec.max_turns)
+        self.max_response = cfg.max_new_tokens * self.max_turns
+        self.loss_fn = get_registry("losses").load(f"loss/{cfg.loss}")
+        self.adv_fn = get_registry("losses").load(f"advantage/{cfg.advantage}")
+
+        model, tokenizer = self._given
+        if model is None:
+            model, tokenizer, _ = build_model(cfg, self.device)
+        self.tokenizer, self.pad_id = tokenizer, pad_id(tokenizer)
+        self.ref_model = frozen_copy(model) if cfg.kl_coef > 0 and not cfg.lora else None
+        self.model = wrap_ddp(model, self.dist, self.device)
+        trainable = [p for p in self.model.parameters() if p.requires_grad]
+        self.optimizer = torch.optim.AdamW(
+            trainable, lr=cfg.lr, betas=tuple(cfg.adam_betas), weight_decay=cfg.weight_decay
+        )
+        self.scheduler = make_scheduler(self.optimizer, cfg)
+        self.policy, self.sync = self._make_policy()
+        self.rollouts = Rollouts(cfg, self.policy, self.max_turns)
+        main = self.dist.is_main
+        self.metrics = MetricsLogger(cfg.output_dir, tensorboard=cfg.tensorboard,
+                                     wandb=cfg.wandb, config=cfg.to_dict(), enabled=main)
+        if main:
+            save_config(cfg, Path(cfg.output_dir) / "config.yaml")
+
+    def _make_policy(self) -> tuple[Any, Any]:
+        cfg = self.cfg
+        if not cfg.policy:
+            from agentgym.policies.hf import HFPolicy
+
+            policy = HFPolicy(unwrap(self.model), self.tokenizer, max_batch_size=cfg.max_batch_size)
+            return policy, None
+        from agentgym.policies import load_policy
+
+        from .weight_sync import DiskReloadSync
+
+        if not cfg.weight_sync_url:
+            logger.warning("policy %r gets no weight updates (no weight_sync_url)", cfg.policy)
+            return load_policy(cfg.policy), None
+        folder = cfg.weight_sync_dir or str(Path(cfg.output_dir) / "weights")
+        return load_policy(cfg.policy), DiskReloadSync(cfg.weight_sync_url, folder)
+
+    # -- one step ------------------------------------------------------------------------------
+
+    def _rollout(self, task_ids: list[str]) -> RolloutResult:
+        result = self.rollouts.groups(task_ids, self.state.round)
+        self.state.round += 1
+        return result
+
+    def collect(self) -> tuple[list[list[Trajectory]], RolloutResult]:
+        """This rank's groups for one step (dynamic sampling refills dropped groups)."""
+        cfg, d = self.cfg, self.dist
+        local = shard(self.sampler.take(cfg.tasks_per_step), d.rank, d.world_size)
+        first = self._rollout(local)
+        groups = first.groups
+        if cfg.dynamic_sampling:
+            groups = self._informative(groups)
+            first.dropped_groups = len(first.groups) - len(groups)
+            for _ in range(cfg.max_refill_rounds):
+                if len(groups) >= len(local):
+                    break
+                more = self._rollout(self.sampler.take(len(local) - len(groups)))
+                kept = self._informative(more.groups)
+                first.dropped_groups += len(more.groups) - len(kept)
+                first.seconds += more.seconds
+                first.generated_tokens += more.generated_tokens
+                groups += kept
+            groups = groups[: len(local)]
+        return groups, first
+
+    @staticmethod
+    def _informative(groups: list[list[Trajectory]]) -> list[list[Trajectory]]:
+        flat = [t for g in groups for t in g]
+        keep = set(informative_groups([t.reward for t in flat], [t.group_id for t in flat]))
+        return [g for g in groups if g[0].group_id in keep]
+
+    def prepare(self, groups: list[list[Trajectory]]) -> tuple[Any, list[Trajectory]]:
+        """Rewards -> advantages -> a padded :class:`TrainBatch` (longest sequences first)."""
+        cfg = self.cfg
+        trajs = [t for g in groups for t in g if not t.aborted and t.num_generated_tokens > 0]
+        if not trajs:
+            return empty_batch(self.pad_id), []
+        trajs.sort(key=lambda t: -len(t.token_ids))
+        rewards = torch.tensor([t.reward for t in trajs], dtype=torch.float32)  # (N,)
+        lengths = torch.tensor([t.num_generated_tokens for t in trajs])  # (N,)
+        buffer = cfg.overlong_buffer if cfg.overlong_buffer >= 0 else max(1, self.max_response // 5)
+        shaped = rewards + overlong_penalty(lengths, self.max_response, buffer)
+        adv = self.adv_fn(shaped, [t.group_id for t in trajs], eps=cfg.adv_eps)  # (N,)
+        batch = collate(trajs, adv, pad_id=self.pad_id, loss_agg=cfg.loss_agg,
+                        max_length=cfg.loss_max_length or self.max_response)
+        return batch, trajs
+
+    def step(self) -> dict[str, float]:
+        """Run one training step; returns its metrics."""
+        cfg = self.cfg
+        t0 = time.perf_counter()
+        self.model.eval()
+        groups, ro = self.collect()
+        batch, trajs = self.prepare(groups)
+        every = [t for g in ro.groups for t in g]
+        n_total, wins, reward_sum, n_batch = all_sum(
+            [len(every), sum(t.success for t in every), sum(t.reward for t in every), len(trajs)],
+            self.dist,
+        )
+        t1 = time.perf_counter()
+        self.model.train()
+        if self.ref_model is not None or (cfg.kl_coef > 0 and cfg.lora):
+            batch.ref_logp = self._ref_logprobs(batch)
+        if cfg.ppo_epochs > 1:
+            batch.old_logp = precompute_logprobs(self.model, batch, cfg.micro_batch_size,
+                                                 cfg.temperature)
+        upd: dict[str, float] = {}
+        if n_batch > 0:
+            guard = getattr(self.policy, "updating_weights", None) if self.sync is None else None
+            upd = policy_update(self.model, batch, cfg, self.loss_fn, self.optimizer,
+                                scheduler=self.scheduler, weights_guard=guard)
+            if self.sync is not None and self.dist.is_main:
+                self.sync.push(unwrap(self.model), self.tokenizer)
+        self.model.eval()
+        t2 = time.perf_counter()
+        self.state.step += 1
+        self.state.last_trajectories = trajs
+        return {
+            "reward": reward_sum / max(n_total, 1),
+            "success": wins / max(n_total, 1),
+            "episodes": n_total,
+            "trained_episodes": n_batch,
+            "dropped_groups": float(ro.dropped_groups),
+            "aborted": float(ro.aborted),
+            "response_tokens": ro.generated_tokens / max(len(every), 1),
+            "rollout_s": t1 - t0,
+            "update_s": t2 - t1,
+            "step_s": t2 - t0,
+            "gen_tokens_per_s": ro.generated_tokens / max(ro.seconds, 1e-9),
+            "update_tokens_per_s": upd.get("train_tokens", 0.0) / max(t2 - t1, 1e-9),
+            "policy_version": float(getattr(self.policy, "version", self.state.step)),
+            **upd,
+        }
+
+    def _ref_logprobs(self, batch: Any) -> torch.Tensor:
+        cfg = self.cfg
+        if self.ref_model is not None:
+            return precompute_logprobs(self.ref_model, batch, cfg.micro_batch_size, cfg.temperature)
+        with unwrap(self.model).disable_adapter():  # LoRA: the base model is the reference
+            return precompute_logprobs(self.model, batch, cfg.micro_batch_size, cfg.temperature)
+
+    def evaluate(self) -> dict[str, float]:
+        """Held-out success (greedy and sampled) with the current weights."""
+        self.model.eval()
+        result = self.rollouts.evaluate(self.eval_ids, self.dist)
+        self.metrics.log(self.state.step, "eval", result)
+        self.last_eval = result
+        return result
+
+    # -- the run -------------------------------------------------------------------------------
+
+    def train(self) -> TrainResult:
+        """Run (or resume) the whole training loop; returns a :class:`TrainResult`."""
+        cfg = self.cfg
+        self.setup()
+        try:
+            if cfg.resume and load_checkpoint(self):
+                logger.info("resumed at step %d", self.state.step)
+            elif cfg.eval_at_start:
+                self.baseline = self.evaluate()
+            with RunProgress(cfg.steps, enabled=cfg.progress and self.dist.is_main) as bar:
+                bar.advance_to(self.state.step)
+                while self.state.step < cfg.steps:
+                    metrics = self.step()
+                    step = self.state.step
+                    self.metrics.log(step, "train", metrics)
+                    last = step == cfg.steps
+                    if cfg.eval_every and (step % cfg.eval_every == 0 or last):
+                        self.evaluate()
+                    if last or (cfg.save_every and step % cfg.save_every == 0):
+                        save_checkpoint(self)
+                    bar.update(step, metrics, self.last_eval)
+            return final_report(self)
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Release engines, the policy, writers and the process group."""
+        for closer in (getattr(self, "rollouts", None), getattr(self, "metrics", None),
+                       getattr(self, "policy", None)):
+            if closer is not None:
+                closer.close()
+        if hasattr(self, "dist"):
+            cleanup(self.dist)
+
+
+__all__ = ["GRPOTrainer", "TrainResult"]

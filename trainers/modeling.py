@@ -1,0 +1,105 @@
+"""Loading the model to train: device and dtype choice, LoRA, the frozen reference copy.
+
+``model`` in the config is either a name for :func:`agentgym.models.load_model_and_tokenizer`
+(``smollm2-135m``, a local folder, a hub id) or a ``"pkg.mod:function"`` entry point returning
+``(model, tokenizer)``; the tests use :func:`agentgym.trainers.tiny.tiny_llama` that way.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import re
+from typing import Any
+
+import torch
+
+from agentgym import ConfigError, MissingExtra
+from agentgym.registrars import load_entry_point
+
+from .config import TrainConfig
+
+logger = logging.getLogger(__name__)
+
+_ENTRY_POINT = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
+
+
+def pick_device(name: str, local_rank: int = 0) -> torch.device:
+    """``auto`` -> the rank's CUDA device when there is one, else CPU."""
+    if name == "auto":
+        return torch.device(f"cuda:{local_rank}" if torch.cuda.is_available() else "cpu")
+    return torch.device(name)
+
+
+def pick_dtype(name: str, device: torch.device) -> torch.dtype:
+    """``auto`` -> bf16 on a GPU that supports it, fp32 otherwise."""
+    if name == "auto":
+        if device.type == "cuda" and torch.cuda.is_bf16_supported():
+            return torch.bfloat16
+        return torch.float32
+    table = {"float32": torch.float32, "fp32": torch.float32, "bfloat16": torch.bfloat16,
+             "bf16": torch.bfloat16, "float16": torch.float16, "fp16": torch.float16}
+    if name not in table:
+        raise ConfigError(f"dtype must be auto, float32, bfloat16 or float16, not {name!r}")
+    return table[name]
+
+
+def load_base(cfg: TrainConfig, device: torch.device, dtype: torch.dtype) -> tuple[Any, Any]:
+    """The model and tokenizer named by ``cfg.model``, on ``device`` in ``dtype``."""
+    if _ENTRY_POINT.match(cfg.model):
+        model, tokenizer = load_entry_point(cfg.model)()
+    else:
+        from agentgym.models import load_model_and_tokenizer
+
+        model, tokenizer = load_model_and_tokenizer(cfg.model, device="cpu")
+    return model.to(device=device, dtype=dtype), tokenizer
+
+
+def apply_lora(model: Any, cfg: TrainConfig) -> Any:
+    """Wrap ``model`` with peft LoRA adapters (only they are trained)."""
+    try:
+        from peft import LoraConfig, get_peft_model
+    except ImportError as e:
+        raise MissingExtra("LoRA needs 'peft': pip install 'agentgym[train]'") from e
+    lora = LoraConfig(
+        r=cfg.lora_r, lora_alpha=cfg.lora_alpha, lora_dropout=cfg.lora_dropout,
+        target_modules=list(cfg.lora_target_modules), task_type="CAUSAL_LM",
+    )
+    return get_peft_model(model, lora)
+
+
+def build_model(cfg: TrainConfig, device: torch.device) -> tuple[Any, Any, torch.dtype]:
+    """Load the model to train (LoRA-wrapped when asked) and its tokenizer."""
+    dtype = pick_dtype(cfg.dtype, device)
+    model, tokenizer = load_base(cfg, device, dtype)
+    if cfg.lora:
+        model = apply_lora(model, cfg)
+    if cfg.gradient_checkpointing:
+        model.gradient_checkpointing_enable()
+        if hasattr(model, "config"):
+            model.config.use_cache = False
+    n_train = sum(p.numel() for p in model.parameters() if p.requires_grad)
+    logger.info("model %s on %s (%s), %d trainable parameters", cfg.model, device, dtype, n_train)
+    return model, tokenizer, dtype
+
+
+def frozen_copy(model: Any) -> Any:
+    """A frozen copy of ``model`` for the KL reference (LoRA: the base with adapters off)."""
+    ref = copy.deepcopy(model)
+    ref.eval()
+    for p in ref.parameters():
+        p.requires_grad_(False)
+    return ref
+
+
+def pad_id(tokenizer: Any) -> int:
+    """The tokenizer's pad id, else its EOS id."""
+    pad = getattr(tokenizer, "pad_token_id", None)
+    if pad is None:
+        eos = tokenizer.eos_token_id
+        pad = eos[0] if isinstance(eos, list) else eos
+    return int(pad)
+
+
+__all__ = ["apply_lora", "build_model", "frozen_copy", "load_base", "pad_id", "pick_device",
+           "pick_dtype"]

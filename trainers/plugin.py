@@ -1,0 +1,73 @@
+"""Registers the built-in trainers, losses and advantage estimators through the plugin hooks.
+
+A third-party plugin adds its own the same way::
+
+    @hookimpl
+    def agentgym_register_losses(register):
+        register("loss/my_loss", "my_pkg.losses:my_loss")            # config: loss: my_loss
+        register("advantage/rloo", "my_pkg.adv:rloo_advantages")     # config: advantage: rloo
+
+    @hookimpl
+    def agentgym_register_trainers(register):
+        register("my_grpo", "agentgym.trainers.grpo:GRPOTrainer", preset={"loss": "my_loss"})
+
+A loss has the signature of :class:`agentgym.trainers.losses.PolicyLossFn`; an advantage
+estimator that of :class:`agentgym.trainers.advantages.AdvantageFn`. A trainer's ``preset`` holds
+config values applied before the YAML file.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentgym import hookimpl
+
+TRAINER = "agentgym.trainers.grpo:GRPOTrainer"
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "grpo": {
+        "advantage": "grpo", "loss": "ppo_clip", "loss_agg": "seq_mean_token_mean",
+        "clip_eps_low": 0.2, "clip_eps_high": 0.2,
+    },
+    "dr_grpo": {
+        "advantage": "dr_grpo", "loss": "ppo_clip", "loss_agg": "seq_mean_token_sum_norm",
+        "clip_eps_low": 0.2, "clip_eps_high": 0.2,
+    },
+    "dapo": {
+        "advantage": "grpo", "loss": "ppo_clip", "loss_agg": "token_mean",
+        "clip_eps_low": 0.2, "clip_eps_high": 0.28, "dynamic_sampling": True,
+        "overlong_buffer": -1,
+    },
+    "gspo": {
+        "advantage": "grpo", "loss": "gspo", "loss_agg": "seq_mean_token_mean",
+        "clip_eps_low": 3e-4, "clip_eps_high": 4e-4,
+    },
+}
+"""Config values each built-in algorithm name sets (the YAML file and overrides win)."""
+
+DESCRIPTIONS = {
+    "grpo": "GRPO: group-normalised advantages, PPO-clip, per-sequence token mean.",
+    "dr_grpo": "Dr. GRPO: no std division, token sum over a constant length.",
+    "dapo": "DAPO: clip-higher, token-level mean, dynamic sampling, overlong shaping.",
+    "gspo": "GSPO: sequence-level importance ratio clipped per sequence.",
+}
+
+
+@hookimpl
+def agentgym_register_trainers(register: Any) -> None:
+    """Register the GRPO-family trainer under grpo, dr_grpo, dapo and gspo."""
+    for name, values in PRESETS.items():
+        register(name, TRAINER, description=DESCRIPTIONS[name], preset=values)
+
+
+@hookimpl
+def agentgym_register_losses(register: Any) -> None:
+    """Register the policy losses and advantage estimators."""
+    register("loss/ppo_clip", "agentgym.trainers.losses:ppo_clip_loss",
+             description="PPO-clip token loss (clip-higher when eps_high > eps_low).")
+    register("loss/gspo", "agentgym.trainers.losses:gspo_loss",
+             description="GSPO sequence-level ratio, clipped per sequence.")
+    register("advantage/grpo", "agentgym.trainers.advantages:grpo_advantages",
+             description="(R - group mean) / (group std + eps).")
+    register("advantage/dr_grpo", "agentgym.trainers.advantages:dr_grpo_advantages",
+             description="R - group mean (Dr. GRPO).")

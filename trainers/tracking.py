@@ -1,0 +1,132 @@
+"""Metrics: TensorBoard events, a ``metrics.jsonl`` log, optional wandb, and the final report.
+
+Every logged row is one JSON line ``{"step": N, "kind": "train"|"eval", ...}`` in
+``<output_dir>/metrics.jsonl``; the report reads it back, so a resumed run draws its whole curve.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from pathlib import Path
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+
+class MetricsLogger:
+    """Writes scalar metrics to TensorBoard, JSON lines and (optionally) wandb."""
+
+    def __init__(
+        self,
+        output_dir: str | Path,
+        *,
+        tensorboard: bool = True,
+        wandb: bool = False,
+        config: dict[str, Any] | None = None,
+        enabled: bool = True,
+    ) -> None:
+        self.dir = Path(output_dir)
+        self.enabled = enabled
+        self.path = self.dir / "metrics.jsonl"
+        self._tb: Any = None
+        self._wandb: Any = None
+        if not enabled:
+            return
+        self.dir.mkdir(parents=True, exist_ok=True)
+        if tensorboard:
+            try:
+                from torch.utils.tensorboard import SummaryWriter
+            except ImportError:
+                logger.warning("tensorboard is not installed; logging to metrics.jsonl only")
+            else:
+                self._tb = SummaryWriter(str(self.dir / "tb"))
+        if wandb:
+            try:
+                import wandb as wandb_mod
+            except ImportError:
+                logger.warning("wandb is not installed; skipping it")
+            else:
+                self._wandb = wandb_mod.init(config=config or {}, dir=str(self.dir), resume="allow")
+
+    def truncate_after(self, step: int) -> None:
+        """Drop rows logged after ``step`` (a resumed run repeats them)."""
+        if not self.enabled or not self.path.exists():
+            return
+        rows = [r for r in read_metrics(self.path) if int(r.get("step", 0)) <= step]
+        self.path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+    def log(self, step: int, kind: str, values: dict[str, Any]) -> None:
+        """Record ``values`` (numbers are plotted, anything else only kept in the JSON line)."""
+        if not self.enabled:
+            return
+        row = {"step": step, "kind": kind, **values}
+        with open(self.path, "a", encoding="utf-8") as f:
+            f.write(json.dumps(row, default=str) + "\n")
+        scalars = {
+            f"{kind}/{k}": float(v) for k, v in values.items()
+            if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+        }
+        if self._tb is not None:
+            for key, value in scalars.items():
+                self._tb.add_scalar(key, value, step)
+            self._tb.flush()
+        if self._wandb is not None:
+            self._wandb.log(scalars, step=step)
+
+    def close(self) -> None:
+        """Flush and close the writers."""
+        if self._tb is not None:
+            self._tb.close()
+        if self._wandb is not None:
+            self._wandb.finish()
+
+
+def read_metrics(path: str | Path) -> list[dict[str, Any]]:
+    """Rows of a ``metrics.jsonl`` file."""
+    rows = []
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            rows.append(json.loads(line))
+    return rows
+
+
+def plot_report(metrics_path: str | Path, out_png: str | Path, title: str = "") -> Path:
+    """Learning curves (train reward, held-out success greedy/sampled, loss) as one PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = read_metrics(metrics_path)
+    train = [r for r in rows if r["kind"] == "train"]
+    evals = [r for r in rows if r["kind"] == "eval"]
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+    if train:
+        ax1.plot([r["step"] for r in train], [r.get("reward", 0) for r in train], label="reward")
+        ax1.plot([r["step"] for r in train], [r.get("success", 0) for r in train],
+                 label="success", alpha=0.6)
+    ax1.set_xlabel("step")
+    ax1.set_title("training rollouts")
+    ax1.set_ylim(-0.05, 1.05)
+    for key, label in (("success_greedy", "greedy"), ("success_sampled", "sampled")):
+        points = [(r["step"], r[key]) for r in evals if key in r]
+        if points:
+            ax2.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=label)
+    ax2.set_xlabel("step")
+    ax2.set_title("held-out success")
+    ax2.set_ylim(-0.05, 1.05)
+    for ax in (ax1, ax2):
+        if ax.get_lines():
+            ax.legend()
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    out = Path(out_png)
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
+__all__ = ["MetricsLogger", "plot_report", "read_metrics"]

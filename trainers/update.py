@@ -1,0 +1,144 @@
+"""One policy update: forward passes over micro-batches, the loss, backward, optimizer step.
+
+The reduction weights of :class:`~agentgym.trainers.batch.TrainBatch` are computed over the
+whole batch, so summing micro-batch losses gives exactly the full-batch loss and gradient
+(gradient accumulation over masked tokens). With ``ppo_epochs == 1`` the "old" policy is the
+current one (``old_logp = logp.detach()``, ratio 1, as in TRL); with more epochs the old
+log-probs are recomputed once before the first pass.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
+from typing import Any
+
+import torch
+from torch import Tensor
+
+from .batch import TrainBatch
+from .config import TrainConfig
+from .distributed import no_sync
+from .losses import PolicyLossFn, entropy_from_logits, k3_kl, tis_weights, token_logprobs
+
+
+def forward_logprobs(
+    model: Any, mb: TrainBatch, temperature: float, with_entropy: bool = False
+) -> tuple[Tensor, Tensor | None]:
+    """Log-probs ``(B, L-1)`` of each target token, and optionally the entropy ``(B, L-1)``.
+
+    Logits are divided by the sampling temperature, matching the behaviour log-probs recorded by
+    the rollout policy (``log_softmax(logits / T)``).
+    """
+    logits = model(input_ids=mb.input_ids, attention_mask=mb.attention_mask).logits  # (B, L, V)
+    if temperature > 0 and temperature != 1.0:
+        logits = logits / temperature
+    logp = token_logprobs(logits, mb.input_ids)  # (B, L-1)
+    entropy = None
+    if with_entropy:
+        with torch.no_grad():
+            entropy = entropy_from_logits(logits[:, :-1])  # (B, L-1)
+    return logp, entropy
+
+
+@torch.no_grad()
+def precompute_logprobs(model: Any, batch: TrainBatch, micro: int, temperature: float) -> Tensor:
+    """Log-probs of the whole batch under ``model`` without gradients; ``(B, L-1)``."""
+    width = batch.mask.shape[1]
+    parts = []
+    for mb in batch.micro_batches(micro):
+        logp, _ = forward_logprobs(model, mb, temperature)  # (b, l-1)
+        parts.append(torch.nn.functional.pad(logp, (0, width - logp.shape[1])))
+    return torch.cat(parts) if parts else torch.zeros_like(batch.mask)
+
+
+def policy_update(
+    model: Any,
+    batch: TrainBatch,
+    cfg: TrainConfig,
+    loss_fn: PolicyLossFn,
+    optimizer: torch.optim.Optimizer,
+    *,
+    scheduler: Any = None,
+    weights_guard: Callable[[], AbstractContextManager[Any]] | None = None,
+) -> dict[str, float]:
+    """Run ``cfg.ppo_epochs`` optimizer steps on ``batch``; returns averaged metrics.
+
+    ``weights_guard`` wraps the optimizer step (the in-process policy's ``updating_weights``,
+    which pauses decoding and bumps its version).
+    """
+    guard = weights_guard or nullcontext
+    params = [p for p in model.parameters() if p.requires_grad]
+    sums = {"loss": 0.0, "entropy": 0.0, "clip_frac": 0.0, "kl": 0.0, "logp": 0.0, "tis": 0.0,
+            "behav_diff": 0.0}
+    tokens = max(batch.num_tokens, 1)
+    grad_norms = []
+    for epoch in range(cfg.ppo_epochs):
+        optimizer.zero_grad(set_to_none=True)
+        mbs = list(batch.micro_batches(cfg.micro_batch_size))
+        for i, mb in enumerate(mbs):
+            with no_sync(model, skip=i < len(mbs) - 1):
+                logp, entropy = forward_logprobs(model, mb, cfg.temperature, with_entropy=True)
+                old = mb.old_logp if mb.old_logp is not None else logp.detach()  # (b, t)
+                per_tok, clipped = loss_fn(
+                    logp, old, mb.advantages, mb.mask, cfg.clip_eps_low, cfg.clip_eps_high
+                )  # (b, t), (b, t)
+                if cfg.tis_cap > 0:
+                    w = tis_weights(old, mb.behav_logp, cfg.tis_cap)  # (b, t)
+                    per_tok = per_tok * w
+                    sums["tis"] += float((w * mb.mask).sum()) if epoch == 0 else 0.0
+                if cfg.kl_coef > 0 and mb.ref_logp is not None:
+                    kl = k3_kl(logp, mb.ref_logp)  # (b, t)
+                    per_tok = per_tok + cfg.kl_coef * kl
+                    sums["kl"] += float((kl.detach() * mb.mask).sum()) if epoch == 0 else 0.0
+                loss = (per_tok * mb.weights).sum()
+                loss.backward()
+            if epoch == 0:
+                sums["loss"] += float(loss.detach())
+                sums["entropy"] += float((entropy * mb.mask).sum()) if entropy is not None else 0
+                sums["clip_frac"] += float((clipped.float() * mb.mask).sum())
+                sums["logp"] += float((logp.detach() * mb.mask).sum())
+                gap = (logp.detach() - mb.behav_logp).abs() * mb.mask  # rollout/trainer mismatch
+                sums["behav_diff"] += float(gap.sum())
+        max_norm = cfg.max_grad_norm if cfg.max_grad_norm > 0 else math.inf
+        grad_norms.append(float(torch.nn.utils.clip_grad_norm_(params, max_norm)))
+        with guard():
+            optimizer.step()
+        if scheduler is not None:
+            scheduler.step()
+    return {
+        "loss": sums["loss"],
+        "entropy": sums["entropy"] / tokens,
+        "clip_frac": sums["clip_frac"] / tokens,
+        "kl": sums["kl"] / tokens,
+        "logp_mean": sums["logp"] / tokens,
+        "behav_logp_abs_diff": sums["behav_diff"] / tokens,
+        "tis_weight_mean": sums["tis"] / tokens if cfg.tis_cap > 0 else 1.0,
+        "grad_norm": grad_norms[0] if grad_norms else 0.0,
+        "lr": float(optimizer.param_groups[0]["lr"]),
+        "train_tokens": float(batch.num_tokens),
+    }
+
+
+def make_scheduler(optimizer: torch.optim.Optimizer, cfg: TrainConfig) -> Any:
+    """Linear warm-up, then constant, linear decay or cosine decay over the optimizer steps."""
+    total = max(cfg.steps * cfg.ppo_epochs, 1)
+    warm = cfg.warmup_steps * cfg.ppo_epochs
+
+    def factor(i: int) -> float:
+        if warm and i < warm:
+            return (i + 1) / warm
+        progress = min(max((i - warm) / max(total - warm, 1), 0.0), 1.0)
+        if cfg.lr_schedule == "linear":
+            return 1.0 - progress
+        if cfg.lr_schedule == "cosine":
+            return 0.5 * (1.0 + math.cos(math.pi * progress))
+        return 1.0
+
+    if cfg.lr_schedule not in ("constant", "linear", "cosine"):
+        raise ValueError(f"lr_schedule must be constant, linear or cosine, not {cfg.lr_schedule!r}")
+    return torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
+
+
+__all__ = ["forward_logprobs", "make_scheduler", "policy_update", "precompute_logprobs"]
