@@ -1,0 +1,25 @@
+"""Policies: one async interface over HTTP servers, in-process models and scripted agents.
+
+Select one by string with :func:`load_policy`: ``openai:http://host:8000/v1?model=NAME``,
+``hf:smollm2-135m``, ``vllm:MODEL``, ``scripted``, ``replay:PATH``, ``random``, ``fake:TEXT``.
+Backends register through the ``agentgym_register_policies`` hook (see :mod:`.plugin`).
+"""
+
+from __future__ import annotations
+
+from .base import EpisodeContext, Generation, Policy, SamplingParams, derive_seed
+from .fake import FakePolicy, FakeTokenizer, LogNormalLatency
+from .loader import load_policy, parse_policy_spec
+
+__all__ = [
+    "EpisodeContext",
+    "FakePolicy",
+    "FakeTokenizer",
+    "Generation",
+    "LogNormalLatency",
+    "Policy",
+    "SamplingParams",
+    "derive_seed",
+    "load_policy",
+    "parse_policy_spec",
+]

@@ -1,0 +1,126 @@
+"""Scripted policies: replay an env's expert solution, or recorded trajectories.
+
+Expert protocol: the env's unwrapped object implements ``expert_actions(task) -> list[action]``
+(an action is tool-call text, a :class:`~agentgym.ToolCall` or an OpenAI message dict), or the
+task carries ``data["expert_actions"]``. The engine exposes it to the policy through
+:attr:`EpisodeContext.expert_actions`, which also works when the env lives in a Ray actor.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from ..errors import PolicyError
+from ..toolcalls import ToolCall
+from .base import EpisodeContext, Generation, Policy, SamplingParams
+
+
+def action_to_text(action: Any) -> str:
+    """Text form of an expert action, as the model would have written it."""
+    if isinstance(action, str):
+        return action
+    if isinstance(action, ToolCall):
+        return action.to_hermes()
+    if isinstance(action, list) and all(isinstance(a, ToolCall) for a in action):
+        return "\n".join(a.to_hermes() for a in action)
+    if isinstance(action, dict):
+        return str(action.get("content") or "")
+    return str(action)
+
+
+class ScriptedPolicy(Policy):
+    """Plays the env's expert actions in order, one per turn."""
+
+    name = "scripted"
+
+    def __init__(self, timeout_s: float = 60.0) -> None:
+        super().__init__()
+        self.timeout_s = timeout_s
+
+    @classmethod
+    def from_spec(cls, arg: str | None = None, **options: Any) -> ScriptedPolicy:
+        """``scripted`` (no argument)."""
+        return cls(**options)
+
+    async def agenerate(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        tools: list[dict[str, Any]] | None = None,
+        sampling: SamplingParams,
+        prompt_token_ids: list[int] | None = None,
+        episode: EpisodeContext | None = None,
+    ) -> Generation:
+        """The expert action of this turn (empty text once the script is exhausted)."""
+        if episode is None or episode.expert_actions is None:
+            raise PolicyError("the scripted policy needs an episode context from the engine")
+        if "expert" not in episode.state:
+            try:
+                actions = await asyncio.wait_for(episode.expert_actions(), self.timeout_s)
+            except TimeoutError as e:
+                raise PolicyError("the env's expert did not answer in time") from e
+            if actions is None:
+                raise PolicyError(
+                    "this env offers no expert: implement expert_actions(task) on the env or "
+                    "put 'expert_actions' in the task data"
+                )
+            episode.state["expert"] = list(actions)
+        script = episode.state["expert"]
+        if episode.turn >= len(script):
+            return Generation(text="", finish_reason="stop", policy_version=self.version)
+        action = script[episode.turn]
+        return Generation(text=action_to_text(action), finish_reason="stop",
+                          policy_version=self.version, action=action)
+
+
+class ReplayPolicy(Policy):
+    """Replays the assistant turns of recorded trajectories, matched by task and sample."""
+
+    name = "replay"
+
+    def __init__(self, trajectories: Any) -> None:
+        super().__init__()
+        self.turns: dict[tuple[str | None, int], list[str]] = defaultdict(list)
+        for traj in trajectories:
+            texts = [m.get("content") or "" for m in traj.messages if m.get("role") == "assistant"]
+            self.turns[(traj.task_id, traj.sample_idx)] = texts
+
+    @classmethod
+    def from_spec(cls, arg: str | None = None, **options: Any) -> ReplayPolicy:
+        """``replay:PATH`` where PATH is a store folder or a trajectories JSONL file."""
+        from ..rollout.store import RECORDS, iter_jsonl
+
+        if not arg:
+            raise PolicyError("replay needs a path: replay:/path/to/store-or-file.jsonl")
+        path = Path(arg)
+        if path.is_dir():
+            path = path / RECORDS
+        if not path.is_file():
+            raise PolicyError(f"no recorded trajectories at {path}")
+        return cls(list(iter_jsonl(path)), **options)
+
+    async def agenerate(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        tools: list[dict[str, Any]] | None = None,
+        sampling: SamplingParams,
+        prompt_token_ids: list[int] | None = None,
+        episode: EpisodeContext | None = None,
+    ) -> Generation:
+        """The recorded turn for this task, sample and turn (sample 0 if that one is missing)."""
+        if episode is None:
+            raise PolicyError("the replay policy needs an episode context from the engine")
+        texts = self.turns.get((episode.task_id, episode.sample_idx)) or self.turns.get(
+            (episode.task_id, 0)
+        )
+        if texts is None:
+            raise PolicyError(f"no recorded trajectory for task {episode.task_id!r}")
+        text = texts[episode.turn] if episode.turn < len(texts) else ""
+        return Generation(text=text, finish_reason="stop", policy_version=self.version)
+
+
+__all__ = ["ReplayPolicy", "ScriptedPolicy", "action_to_text"]

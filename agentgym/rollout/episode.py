@@ -1,0 +1,260 @@
+"""One episode as three bounded phases: begin (reset), policy turn, env turn.
+
+Both the asynchronous engine and the lock-step baseline drive episodes through these phases, so
+they produce the same trajectories. Every await is bounded by its own timeout and by the
+episode's wall-clock deadline. Failures are classified once here:
+
+- env raised or hung (reset or step): ``aborted``, and the env worker must be replaced;
+- policy raised or hung: ``aborted`` (the env stays healthy);
+- turn, token or wall-clock limit reached: ``truncated`` with the reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..policies.base import EpisodeContext, Generation, Policy, SamplingParams, derive_seed
+from .chat import ChatFormat
+from .stats import BusyTracker
+from .trajectory import Trajectory, jsonable
+from .workers import EnvWorker
+
+
+@dataclass(frozen=True)
+class EpisodeRequest:
+    """One episode to run: which task, which sample of it, and its group."""
+
+    task_id: str | None = None
+    sample_idx: int = 0
+    seed: int | None = None
+    """Env reset seed (picks the task when ``task_id`` is None)."""
+    group_id: str = ""
+    options: dict[str, Any] = field(default_factory=dict, hash=False)
+    """Extra reset options."""
+
+
+@dataclass(frozen=True)
+class RolloutConfig:
+    """Per-episode limits, timeouts and sampling shared by every episode of a run."""
+
+    max_turns: int = 10
+    """Model turns per episode; reaching it truncates."""
+    max_tokens: int = 4096
+    """Total sequence length (prompt, generated and env tokens); reaching it truncates."""
+    episode_timeout_s: float = 600.0
+    """Wall-clock limit of one episode; reaching it truncates."""
+    env_timeout_s: float = 60.0
+    """Limit of one reset or step; exceeding it aborts the episode and replaces the env."""
+    policy_timeout_s: float = 300.0
+    """Limit of one policy turn; exceeding it aborts the episode."""
+    acquire_timeout_s: float = 3600.0
+    """Longest wait for a free env worker."""
+    sampling: SamplingParams = field(default_factory=SamplingParams)
+    seed: int = 0
+    """Base seed from which each turn's sampling seed is derived."""
+    observation_role: str = "auto"
+    """``tool``, ``user`` or ``auto`` (``tool`` after tool calls, else ``user``)."""
+    render_tools: bool = False
+    """Pass the tool schemas to the chat template (the env's instructions describe them too)."""
+
+
+class _Timeout(Exception):
+    def __init__(self, what: str, limit: float, deadline_hit: bool) -> None:
+        super().__init__(what)
+        self.what, self.limit, self.deadline_hit = what, limit, deadline_hit
+
+
+class Episode:
+    """The state of one running episode; drive it with begin / policy_turn / env_turn."""
+
+    def __init__(
+        self,
+        request: EpisodeRequest,
+        policy: Policy,
+        config: RolloutConfig,
+        env_id: str = "",
+        tracker: BusyTracker | None = None,
+    ) -> None:
+        self.request, self.policy, self.config = request, policy, config
+        self.chat = ChatFormat(policy.tokenizer) if policy.tokenizer is not None else None
+        self.traj = Trajectory(
+            task_id=request.task_id, sample_idx=request.sample_idx, group_id=request.group_id,
+            env_id=env_id, seed=request.seed, exact_tokens=self.chat is not None,
+        )
+        self.tracker = tracker or BusyTracker()
+        self.done = False
+        self.env_failed = False
+        self.worker: EnvWorker | None = None
+        self._t0 = time.monotonic()
+        self._deadline = self._t0 + config.episode_timeout_s
+        self.timings = {"policy_s": 0.0, "env_s": 0.0, "queue_s": 0.0}
+        self._last_info: dict[str, Any] = {}
+        self._policy_state: dict[str, Any] = {}
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    async def _bounded(self, coro: Any, limit: float, what: str, clock: str) -> Any:
+        remaining = self._deadline - time.monotonic()
+        budget = min(limit, remaining)
+        t = time.monotonic()
+        try:
+            if budget <= 0:
+                raise TimeoutError
+            return await asyncio.wait_for(coro, budget)
+        except TimeoutError as e:
+            raise _Timeout(what, budget, deadline_hit=remaining <= limit) from e
+        finally:
+            if budget <= 0 and asyncio.iscoroutine(coro):
+                coro.close()
+            self.timings[clock] += time.monotonic() - t
+
+    def _end(self, *, terminated: bool = False, truncated: bool = False, aborted: bool = False,
+             reason: str = "") -> None:
+        self.done = True
+        t = self.traj
+        t.terminated, t.truncated, t.aborted, t.reason = terminated, truncated, aborted, reason
+
+    def _fail(self, e: BaseException, phase: str, env: bool) -> None:
+        if isinstance(e, _Timeout) and e.deadline_hit:
+            self.env_failed = env
+            self._end(truncated=True, reason=f"time limit {self.config.episode_timeout_s:g}s")
+        elif isinstance(e, _Timeout):
+            self.env_failed = env
+            self._end(aborted=True, reason=f"{phase} timed out after {e.limit:.1f}s")
+        else:
+            self.env_failed = env
+            self._end(aborted=True, reason=f"{phase} failed: {type(e).__name__}: {e}"[:500])
+
+    def _observe(self, obs: dict[str, Any], role: str) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": role, "content": obs.get("text", "")}
+        images = [im for im in obs.get("images", ()) if isinstance(im, bytes | bytearray)]
+        if images:
+            first = len(self.traj.images)
+            message["images"] = list(range(first, first + len(images)))
+            self.traj.images.extend(bytes(im) for im in images)
+        return message
+
+    # -- phases ------------------------------------------------------------------------------
+
+    async def begin(self, worker: EnvWorker) -> None:
+        """Reset the env and build the first prompt."""
+        self.worker = worker
+        req = self.request
+        options = dict(req.options)
+        if req.task_id is not None:
+            options.setdefault("task_id", req.task_id)
+        try:
+            obs, info = await self._bounded(
+                worker.reset(req.seed, options), self.config.env_timeout_s, "reset", "env_s")
+        except Exception as e:  # any env failure aborts this episode only
+            self._fail(e, "env reset", env=True)
+            return
+        self._last_info = info
+        self.traj.task_id = info.get("task_id", req.task_id)
+        system = {"role": "system", "content": worker.instructions}
+        self.traj.messages = [system, self._observe(obs, "user")]
+        if self.chat is not None:
+            tools = worker.tools if self.config.render_tools else None
+            self.traj.start(self.chat.prompt_ids(self.traj.messages, tools))
+
+    def _sampling(self) -> SamplingParams | None:
+        cfg, t = self.config, self.traj
+        used = len(t.token_ids) if self.chat is not None else t.num_generated_tokens
+        remaining = cfg.max_tokens - used
+        if remaining < 1:
+            return None
+        seed = cfg.sampling.seed
+        if seed is None:
+            seed = derive_seed(cfg.seed, t.group_id, t.task_id, t.sample_idx, t.turns)
+        return cfg.sampling.with_(max_tokens=min(cfg.sampling.max_tokens, remaining), seed=seed)
+
+    async def policy_turn(self) -> Generation | None:
+        """Generate the next model turn (None when the episode ended instead)."""
+        if self.done:
+            return None
+        sampling = self._sampling()
+        if sampling is None:
+            self._end(truncated=True, reason=f"token limit {self.config.max_tokens}")
+            return None
+        t, worker = self.traj, self.worker
+        ctx = EpisodeContext(
+            episode_id=f"{t.group_id}/{t.task_id}/{t.sample_idx}", task_id=t.task_id,
+            sample_idx=t.sample_idx, turn=t.turns, seed=sampling.seed,
+            expert_actions=worker.expert_actions if worker is not None else None,
+            images=t.images, state=self._policy_state,
+        )
+        try:
+            with self.tracker.busy():
+                gen = await self._bounded(
+                    self.policy.agenerate(
+                        t.messages, tools=worker.tools if worker else None, sampling=sampling,
+                        prompt_token_ids=list(t.token_ids) if self.chat is not None else None,
+                        episode=ctx,
+                    ),
+                    self.config.policy_timeout_s, "policy", "policy_s",
+                )
+        except Exception as e:  # a policy failure aborts this episode only
+            self._fail(e, "policy", env=False)
+            return None
+        t.add_generation(gen)
+        message: dict[str, Any] = {"role": "assistant", "content": gen.text}
+        if gen.tool_calls:
+            message["tool_calls"] = gen.tool_calls
+        t.messages.append(message)
+        t.turns += 1
+        return gen
+
+    async def env_turn(self, gen: Generation) -> None:
+        """Step the env with the turn's action and append the observation."""
+        if self.done or self.worker is None:
+            return
+        t = self.traj
+        action = gen.action if gen.action is not None else (
+            t.messages[-1] if gen.tool_calls else gen.text)
+        try:
+            obs, reward, terminated, truncated, info = await self._bounded(
+                self.worker.step(action), self.config.env_timeout_s, "step", "env_s")
+        except Exception as e:  # any env failure aborts this episode only
+            self._fail(e, "env step", env=True)
+            return
+        self._last_info = info
+        t.step_rewards.append(float(reward))
+        t.reward = float(sum(t.step_rewards))
+        if terminated or truncated:
+            t.final_observation = obs.get("text", "")
+            reason = "" if terminated else str(info.get("truncated_reason", "env truncated"))
+            self._end(terminated=bool(terminated), truncated=bool(truncated) and not terminated,
+                      reason=reason)
+            return
+        role = self.config.observation_role
+        if role == "auto":
+            role = "tool" if info.get("tool_results") or gen.tool_calls else "user"
+        if t.turns >= self.config.max_turns:
+            t.final_observation = obs.get("text", "")
+            self._end(truncated=True, reason=f"turn limit {self.config.max_turns}")
+            return
+        message = self._observe(obs, role)
+        if self.chat is not None:
+            delta = self.chat.observation_ids(message, t.token_ids[slice(*t.turn_spans[-1])])
+            if len(t.token_ids) + len(delta) >= self.config.max_tokens:
+                t.final_observation = message["content"]
+                self._end(truncated=True, reason=f"token limit {self.config.max_tokens}")
+                return
+            t.add_env_tokens(delta)
+        t.messages.append(message)
+
+    def result(self) -> Trajectory:
+        """The finished trajectory with info and timings filled in."""
+        t = self.traj
+        if not self.done:
+            self._end(aborted=True, reason="episode interrupted")
+        t.info = jsonable(self._last_info)
+        t.timings = {"wall_s": time.monotonic() - self._t0, **self.timings}
+        t.check()
+        return t
+
+
+__all__ = ["Episode", "EpisodeRequest", "RolloutConfig"]

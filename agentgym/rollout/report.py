@@ -1,0 +1,98 @@
+"""Eval outputs: ``results.json``, a Markdown report and a PNG plot (matplotlib, Agg backend)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .trajectory import Trajectory
+
+
+def _plot(path: Path, results: dict[str, Any], trajs: list[Trajectory]) -> bool:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    rows = results["per_task"]
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+    rates = [r["successes"] / r["samples"] if r["samples"] else 0.0 for r in rows]
+    if len(rows) <= 40:
+        ax1.bar(range(len(rows)), rates, color="tab:green")
+        ax1.set_xticks(range(len(rows)), [str(r["task_id"]) for r in rows], rotation=90,
+                       fontsize=6)
+        ax1.set_ylabel("success rate")
+        ax1.set_title("success per task")
+    else:
+        ax1.hist(rates, bins=10, range=(0, 1), color="tab:green")
+        ax1.set_xlabel("per-task success rate")
+        ax1.set_title("tasks by success rate")
+    ax1.set_ylim(0, 1.05) if len(rows) <= 40 else None
+    ok = [t.turns for t in trajs if t.success]
+    bad = [t.turns for t in trajs if not t.success]
+    top = max([*ok, *bad, 1])
+    ax2.hist([ok, bad], bins=range(0, top + 2), label=["success", "failure"],
+             color=["tab:green", "tab:red"], stacked=True)
+    ax2.set_xlabel("turns")
+    ax2.set_ylabel("episodes")
+    ax2.set_title("turns per episode")
+    ax2.legend()
+    fig.suptitle(f"{results['config']['env_id']} / {results['config']['policy']}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def render_markdown(results: dict[str, Any], plot_name: str | None) -> str:
+    """The report's Markdown text."""
+    c, m = results["config"], results["metrics"]
+    low, high = m["success_ci95"]
+    lines = [
+        f"# Evaluation: {c['env_id']}",
+        "",
+        f"- policy: `{c['policy']}` ({results['policy'].get('class', '')})",
+        f"- split: `{c['split']}`, tasks: {m['tasks']}, samples per task: {c['k']}, "
+        f"temperature: {c['temperature']}",
+        "",
+        "| metric | value |",
+        "| --- | --- |",
+        f"| success rate | {m['success_rate']:.1%} ({m['successes']}/{m['episodes']}) |",
+        f"| 95% CI (Wilson) | [{low:.1%}, {high:.1%}] |",
+        f"| mean reward | {m['mean_reward']:.3f} |",
+    ]
+    lines += [f"| {name} | {value:.1%} |" for name, value in m["pass_at_k"].items()]
+    lines += [
+        f"| mean turns | {m['mean_turns']:.2f} |",
+        f"| mean generated tokens | {m['mean_generated_tokens']:.1f} |",
+        f"| wall time | {m['wall_s']:.1f} s |",
+        f"| aborted | {m['aborted']} |",
+        f"| truncated | {m['truncated']} |",
+        "",
+    ]
+    if m["abort_reasons"]:
+        lines += ["Abort reasons:", "", *[f"- {r}" for r in m["abort_reasons"]], ""]
+    if plot_name:
+        lines += [f"![results]({plot_name})", ""]
+    lines += ["## Per task", "", "| task | samples | successes | mean reward | mean turns |",
+              "| --- | --- | --- | --- | --- |"]
+    lines += [
+        f"| {r['task_id']} | {r['samples']} | {r['successes']} | {r['mean_reward']:.3f} | "
+        f"{r['mean_turns']:.2f} |"
+        for r in results["per_task"]
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def write_results(out: Path, results: dict[str, Any], trajs: list[Trajectory]) -> None:
+    """Write ``results.json``, ``report.md`` and ``report.png`` into ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "results.json").write_text(json.dumps(results, indent=2, default=str) + "\n")
+    plot = "report.png" if _plot(out / "report.png", results, trajs) else None
+    (out / "report.md").write_text(render_markdown(results, plot))
+
+
+__all__ = ["render_markdown", "write_results"]
