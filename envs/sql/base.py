@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol, runtime_checkable
 
 from .errors import SQLResultTooLargeError, SQLTimeoutError
@@ -23,10 +23,18 @@ class ExecutionLimits:
     """Rows kept; a statement returning more comes back with ``truncated=True``."""
     max_bytes: int = 1_000_000
     """Approximate bytes of row data kept (text and blobs by length, 8 per other value)."""
-    max_value_bytes: int = 1_000_000
-    """Largest single string or blob the engine may build (SQLite ``SQLITE_LIMIT_LENGTH``)."""
+    max_value_bytes: int = 100_000
+    """Largest single string or blob the engine may build (SQLite ``SQLITE_LIMIT_LENGTH``).
+
+    It also bounds how long one function call can run (``instr``, ``LIKE`` on a 100 kB value
+    take well under a second), which matters because no timeout can interrupt a call. Set per
+    connection, so a per-call ``limits`` override does not change it."""
     max_sql_chars: int = 100_000
     """Longest statement accepted."""
+
+    def uncapped(self) -> ExecutionLimits:
+        """These limits without the row and byte caps (for trusted internal queries)."""
+        return replace(self, max_rows=10**9, max_bytes=10**12)
 
 
 @runtime_checkable
@@ -36,8 +44,11 @@ class SQLExecutor(Protocol):
     dialect: str
     """``"sqlite"`` or ``"postgres"``."""
 
-    def execute(self, sql: str) -> QueryResult:
-        """Run ``sql`` (exactly one statement) or raise an :class:`SQLError` subclass."""
+    def execute(self, sql: str, *, limits: ExecutionLimits | None = None) -> QueryResult:
+        """Run ``sql`` (exactly one statement) or raise an :class:`SQLError` subclass.
+
+        ``limits`` replaces the executor's own limits for this call only.
+        """
         ...
 
     def schema_sql(self) -> str:

@@ -3,7 +3,7 @@
 Layers, outermost first: one statement only, whose first keyword is a read (``SELECT``, ``WITH``,
 ``VALUES``, ``EXPLAIN`` or a whitelisted ``PRAGMA``); the file opened ``mode=ro&immutable=1``;
 ``PRAGMA query_only``; an authorizer that allows only reads and safe functions; engine limits
-(no attached databases, 1 MB values); ``load_extension`` switched off; a progress handler that
+(no attached databases, 100 kB values); ``load_extension`` switched off; a progress handler that
 interrupts the statement at its deadline; and a capped fetch of the rows.
 
 Each thread gets its own connection per executor, opened once and reused: SQLite releases the
@@ -107,14 +107,18 @@ class SqliteExecutor:
             pair = self._local.pair = self._open()
         return pair
 
-    def execute(self, sql: str) -> QueryResult:
-        """Run exactly one read-only statement and return its capped result."""
+    def execute(self, sql: str, *, limits: ExecutionLimits | None = None) -> QueryResult:
+        """Run exactly one read-only statement and return its capped result.
+
+        ``limits`` replaces the executor's own limits for this call only.
+        """
         started = time.monotonic()
+        limits = limits or self.limits
         if self._closed:
             raise SQLError("executor is closed")
-        if len(sql) > self.limits.max_sql_chars:
+        if len(sql) > limits.max_sql_chars:
             raise SQLForbiddenError(
-                f"query is {len(sql)} characters, over the {self.limits.max_sql_chars} limit"
+                f"query is {len(sql)} characters, over the {limits.max_sql_chars} limit"
             )
         statement = single_statement(sql, "sqlite")
         keyword = first_keyword(statement, "sqlite")
@@ -124,30 +128,32 @@ class SqliteExecutor:
                 "use SELECT"
             )
         conn, guard = self._connection()
-        guard.deadline = started + self.limits.timeout_s
+        guard.deadline = started + limits.timeout_s
         guard.timed_out = False
         guard.denied = None
         cursor = conn.cursor()
         try:
             cursor.execute(statement)
             columns = [d[0] for d in cursor.description or ()]
-            rows, truncated = fetch_capped(cursor.fetchmany, self.limits, guard.deadline)
+            rows, truncated = fetch_capped(cursor.fetchmany, limits, guard.deadline)
         except SQLError:
             raise
         except (sqlite3.Error, sqlite3.Warning, MemoryError, OverflowError) as e:
-            raise self._translate(e, guard) from e
+            raise self._translate(e, guard, limits) from e
         finally:
             cursor.close()
             guard.deadline = float("inf")
         return build_result(columns, rows, truncated, started)
 
-    def _translate(self, error: BaseException, guard: _Guard) -> SQLError:
+    def _translate(
+        self, error: BaseException, guard: _Guard, limits: ExecutionLimits
+    ) -> SQLError:
         """Map an engine exception to the matching :class:`SQLError` subclass."""
         message = str(error)
         lowered = message.lower()
         if guard.timed_out or lowered == "interrupted":
             return SQLTimeoutError(
-                f"query took longer than {self.limits.timeout_s:g} s and was stopped: "
+                f"query took longer than {limits.timeout_s:g} s and was stopped: "
                 "add filters, avoid cross joins or add a LIMIT"
             )
         if guard.denied is not None:
@@ -170,7 +176,8 @@ class SqliteExecutor:
         """The ``CREATE TABLE`` statements of the database, in file order."""
         result = self.execute(
             "SELECT sql FROM sqlite_master WHERE type = 'table' AND sql IS NOT NULL "
-            "AND name NOT LIKE 'sqlite_%' ORDER BY rowid"
+            "AND name NOT LIKE 'sqlite_%' ORDER BY rowid",
+            limits=self.limits.uncapped(),
         )
         return ";\n\n".join(row[0] for row in result.rows) + ";"
 
@@ -178,7 +185,8 @@ class SqliteExecutor:
         """Names of the user tables, in file order."""
         result = self.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table' "
-            "AND name NOT LIKE 'sqlite_%' ORDER BY rowid"
+            "AND name NOT LIKE 'sqlite_%' ORDER BY rowid",
+            limits=self.limits.uncapped(),
         )
         return [row[0] for row in result.rows]
 

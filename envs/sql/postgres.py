@@ -90,14 +90,18 @@ class PostgresExecutor:
         self._local.conn = conn
         return conn
 
-    def execute(self, sql: str) -> QueryResult:
-        """Run exactly one read-only statement and return its capped result."""
+    def execute(self, sql: str, *, limits: ExecutionLimits | None = None) -> QueryResult:
+        """Run exactly one read-only statement and return its capped result.
+
+        ``limits`` replaces the executor's own limits for this call only.
+        """
         started = time.monotonic()
+        limits = limits or self.limits
         if self._closed:
             raise SQLError("executor is closed")
-        if len(sql) > self.limits.max_sql_chars:
+        if len(sql) > limits.max_sql_chars:
             raise SQLForbiddenError(
-                f"query is {len(sql)} characters, over the {self.limits.max_sql_chars} limit"
+                f"query is {len(sql)} characters, over the {limits.max_sql_chars} limit"
             )
         statement = single_statement(sql, "postgres")
         keyword = first_keyword(statement, "postgres")
@@ -107,15 +111,15 @@ class PostgresExecutor:
                 "use SELECT"
             )
         conn = self._connection()
-        deadline = started + self.limits.timeout_s
-        timer = threading.Timer(self.limits.timeout_s, self._cancel, args=(conn,))
+        deadline = started + limits.timeout_s
+        timer = threading.Timer(limits.timeout_s, self._cancel, args=(conn,))
         timer.daemon = True
         pg_sql = self._pg.sql
         try:
             conn.execute("BEGIN TRANSACTION READ ONLY")
             conn.execute(
                 pg_sql.SQL("SET LOCAL statement_timeout = {}").format(
-                    pg_sql.Literal(max(int(self.limits.timeout_s * 1000), 1))
+                    pg_sql.Literal(max(int(limits.timeout_s * 1000), 1))
                 )
             )
             conn.execute(
@@ -125,11 +129,11 @@ class PostgresExecutor:
             with conn.cursor(name="agentgym_query", scrollable=False) as cur:
                 cur.execute(statement)
                 columns = [d.name for d in cur.description or ()]
-                rows, truncated = fetch_capped(cur.fetchmany, self.limits, deadline, _convert)
+                rows, truncated = fetch_capped(cur.fetchmany, limits, deadline, _convert)
         except SQLError:
             raise
         except self._pg.Error as e:
-            raise self._translate(e, time.monotonic() >= deadline - 0.01) from e
+            raise self._translate(e, time.monotonic() >= deadline - 0.01, limits) from e
         finally:
             timer.cancel()
             self._rollback(conn)
@@ -151,7 +155,7 @@ class PostgresExecutor:
         except self._pg.Error:
             conn.close()
 
-    def _translate(self, error: Any, past_deadline: bool) -> SQLError:
+    def _translate(self, error: Any, past_deadline: bool, limits: ExecutionLimits) -> SQLError:
         """Map a psycopg exception to the matching :class:`SQLError` subclass."""
         errors = self._pg.errors
         diag = getattr(error, "diag", None)
@@ -159,7 +163,7 @@ class PostgresExecutor:
         message = message.strip().splitlines()[0] if message.strip() else type(error).__name__
         if isinstance(error, errors.QueryCanceled) or past_deadline:
             return SQLTimeoutError(
-                f"query took longer than {self.limits.timeout_s:g} s and was stopped: "
+                f"query took longer than {limits.timeout_s:g} s and was stopped: "
                 "add filters, avoid cross joins or add a LIMIT"
             )
         if isinstance(
@@ -179,7 +183,8 @@ class PostgresExecutor:
         result = self.execute(
             "SELECT table_name, column_name, data_type, is_nullable "
             "FROM information_schema.columns WHERE table_schema = current_schema() "
-            "ORDER BY table_name, ordinal_position"
+            "ORDER BY table_name, ordinal_position",
+            limits=self.limits.uncapped(),
         )
         tables: dict[str, list[str]] = {}
         for table, column, data_type, nullable in result.rows:

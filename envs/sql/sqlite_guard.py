@@ -34,9 +34,20 @@ SAFE_PRAGMAS = frozenset(
 """Pragmas that only describe the schema; any other pragma is denied."""
 
 DENIED_FUNCTIONS = frozenset(
-    {"load_extension", "readfile", "writefile", "edit", "fts3_tokenizer", "sqlite_offset"}
+    {
+        "load_extension",
+        "readfile",
+        "writefile",
+        "edit",
+        "fts3_tokenizer",
+        "sqlite_offset",
+        "printf",
+        "format",
+    }
 )
-"""Functions that load code, touch files or expose memory addresses."""
+"""Functions that load code, touch files or expose memory addresses, and ``printf``/``format``,
+whose width argument (``printf('%.*c', 2000000000, 'x')``) loops for tens of seconds inside one
+call, where no progress handler can interrupt it."""
 
 _ALLOWED_ACTIONS = frozenset(
     {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, getattr(sqlite3, "SQLITE_RECURSIVE", 33)}
@@ -63,6 +74,8 @@ def deny_reason(action: int, arg1: str | None, arg2: str | None) -> str | None:
         return None
     if action == sqlite3.SQLITE_FUNCTION:
         name = (arg2 or "").lower()
+        if name in ("printf", "format"):
+            return f"calling {name}() (use ROUND() and || to format values)"
         return f"calling {name}()" if name in DENIED_FUNCTIONS else None
     if action == sqlite3.SQLITE_PRAGMA:
         name = (arg1 or "").lower()
@@ -89,7 +102,7 @@ def harden(conn: sqlite3.Connection, limits: ExecutionLimits) -> None:
         "SQLITE_LIMIT_ATTACHED": 0,
         "SQLITE_LIMIT_EXPR_DEPTH": 200,
         "SQLITE_LIMIT_COMPOUND_SELECT": 100,
-        "SQLITE_LIMIT_LIKE_PATTERN_LENGTH": 1000,
+        "SQLITE_LIMIT_LIKE_PATTERN_LENGTH": 500,
         "SQLITE_LIMIT_VARIABLE_NUMBER": 100,
         "SQLITE_LIMIT_TRIGGER_DEPTH": 1,
         "SQLITE_LIMIT_WORKER_THREADS": 0,
