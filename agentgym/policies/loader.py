@@ -49,7 +49,8 @@ def load_policy(spec: str | Policy, **options: Any) -> Policy:
     try:
         entry = registry.get(name)
     except NameNotFound as e:
-        raise PolicyError(str(e)) from e
+        known = ", ".join(registry.names()) or "none"
+        raise PolicyError(f"no policy named {name!r}; registered: {known}") from e
     if not entry.is_available():
         raise PolicyError(f"policy backend {name!r} is registered but not available here")
     factory = entry.load()
