@@ -136,18 +136,22 @@ def classify(
     word when the backend can read it (a cgroup counter), ``None`` to infer it from a SIGKILL
     that was not the time limit.
     """
-    timed_out = host_killed or exit_code == _SIGXCPU_EXIT or (
-        exit_code == _SIGKILL_EXIT and duration_s >= limits.timeout_s
+    timed_out = (
+        host_killed
+        or exit_code == _SIGXCPU_EXIT
+        or (exit_code == _SIGKILL_EXIT and duration_s >= limits.timeout_s)
     )
     if oom_killed is None:
         oom_killed = exit_code == _SIGKILL_EXIT and not timed_out
-    memory = not timed_out and (oom_killed or (exit_code != 0 and _memory_error(stderr)))
+    # The kernel's OOM count outranks the time limit: a run whose processes were OOM-killed and
+    # that then hung is reported as out of memory, the more useful thing to tell a model.
+    memory = oom_killed or (not timed_out and exit_code != 0 and _memory_error(stderr))
     if exit_code == SETUP_EXIT and SETUP_FAILED in stderr:
         status, error = RunStatus.SANDBOX_ERROR, stderr.strip()[-500:]
-    elif timed_out:
-        status, error = RunStatus.TIMEOUT, ""
     elif memory:
         status, error = RunStatus.MEMORY, ""
+    elif timed_out:
+        status, error = RunStatus.TIMEOUT, ""
     else:
         status, error = (RunStatus.OK if exit_code == 0 else RunStatus.ERROR), ""
     return RunResult(

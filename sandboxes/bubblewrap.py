@@ -9,6 +9,7 @@ Isolation of one run:
   nothing else of the host (no ``/root``, ``/home``, ``/etc/shadow``), and an empty environment;
 - as root, bwrap itself runs as uid/gid 65534 (so ``RLIMIT_NPROC`` binds: the kernel exempts
   uid 0), and each run gets its own cgroup capping total memory, pids and CPU;
+- a seccomp denylist (:mod:`._seccomp`: ptrace, mount, namespaces, keyrings, BPF...);
 - ``prlimit`` rlimits and ``timeout -s KILL`` inside (see :mod:`._script`), plus a host-side
   deadline that kills bwrap, whose ``--die-with-parent`` takes the whole namespace down.
 """
@@ -33,6 +34,7 @@ from ._cgroup import RunCgroup, create_run_cgroup, reap_stale
 from ._files import pack_files, unpack_files
 from ._pump import pump
 from ._script import READY, build_script, classify
+from ._seccomp import filter_fd
 
 logger = logging.getLogger(__name__)
 
@@ -157,6 +159,10 @@ class BubblewrapSandbox(Sandbox):
         )  # fmt: skip
         args = self._args(limits)
         keep = [side]
+        seccomp = filter_fd()
+        if seccomp is not None:
+            args += ["--seccomp", str(seccomp)]
+            keep.append(seccomp)
         info_r = info_w = block_r = block_w = -1
         if cgroup is not None:
             info_r, info_w = os.pipe()
@@ -176,7 +182,7 @@ class BubblewrapSandbox(Sandbox):
         except OSError as e:
             return RunResult(status=RunStatus.SANDBOX_ERROR, error=f"cannot start bwrap: {e}")
         finally:
-            for fd in (info_w, block_r):
+            for fd in (info_w, block_r, -1 if seccomp is None else seccomp):
                 if fd >= 0:
                     os.close(fd)
         stdin, stdout, stderr = (cast(IO[bytes], s) for s in (proc.stdin, proc.stdout, proc.stderr))

@@ -119,6 +119,10 @@ class DockerSandbox(Sandbox):
         self.mode = mode
         self._pool_size = pool_size
         self._max_pool_size = max_pool_size
+        self.last_container_id: str | None = None
+        """The container of the latest run (for tests and debugging)."""
+        self.last_container_replaced = False
+        """Whether the latest run's container was discarded instead of going back to the pool."""
         if mode == "warm":
             get_pool(self.client, PoolKey.of(self.client, image, self.limits), pool_size,
                      max_pool_size)  # fmt: skip
@@ -148,6 +152,7 @@ class DockerSandbox(Sandbox):
             result, healthy = self._run_in(cid, command, stdin, files, fetch, limits)
             return result
         finally:
+            self.last_container_id, self.last_container_replaced = cid, not healthy
             pool.release(cid, healthy=healthy)
 
     def _run_in(

@@ -159,9 +159,7 @@ def test_system_is_read_only_and_network_absent(sandbox: Sandbox) -> None:
 
 
 def test_memory_limit(sandbox: Sandbox) -> None:
-    result = sandbox.run_python(
-        "x = bytearray(1 << 30)\nprint('allocated')", limits=SandboxLimits(memory_mb=256)
-    )
+    result = sandbox.run_python("x = bytearray(2 << 30)\nprint('allocated')")
     assert result.status is RunStatus.MEMORY and result.memory_killed
     assert "allocated" not in result.stdout and result.summary() == "Ran out of memory"
 
