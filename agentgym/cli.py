@@ -205,3 +205,34 @@ def eval_cmd(
     console.print(table)
     if out:
         console.print(f"wrote {out}/results.json and {out}/report.md")
+
+
+@app.command("train")
+def train_cmd(
+    config: Annotated[str, typer.Argument(help="YAML config (see configs/ and docs/training.md).")],
+    overrides: Annotated[list[str] | None, typer.Argument(
+        help="key=value overrides, e.g. steps=5 lr=3e-6 lora=true.")] = None,
+    resume: Annotated[bool, typer.Option(help="Continue from the newest checkpoint.")] = False,
+) -> None:
+    """Train a policy with the GRPO family (torchrun for several processes): `train CONFIG k=v`."""
+    import logging
+
+    from rich.logging import RichHandler
+
+    from .trainers import load_config, train
+
+    logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s",
+                        handlers=[RichHandler(console=err_console, show_path=False)])
+    extra = ["resume=true"] if resume else []
+    cfg = run_guarded(load_config, config, [*(overrides or []), *extra])
+    result = run_guarded(train, cfg)
+    table = Table(title=f"{cfg.algorithm} on {cfg.env}: held-out {cfg.eval_split} split")
+    for col in ("metric", "before", "after"):
+        table.add_column(col)
+    for key in sorted(set(result.baseline) | set(result.final)):
+        if key.startswith(("success", "reward")):
+            before, after = result.baseline.get(key), result.final.get(key)
+            table.add_row(key, "-" if before is None else f"{before:.3f}",
+                          "-" if after is None else f"{after:.3f}")
+    console.print(table)
+    console.print(f"run folder: {result.output_dir}  report: {result.report_png or '-'}")

@@ -23,22 +23,44 @@ from .distributed import no_sync
 from .losses import PolicyLossFn, entropy_from_logits, k3_kl, tis_weights, token_logprobs
 
 
+def first_trained_position(mask: Tensor) -> int:
+    """Leftmost target position holding a trained token in any row (``mask`` is ``(B, T)``)."""
+    cols = mask.any(0).nonzero()
+    return int(cols[0]) if cols.numel() else max(mask.shape[1] - 1, 0)
+
+
+def _logits(model: Any, mb: TrainBatch, keep: int) -> Tensor:
+    """Logits of the last ``keep`` positions, ``(B, keep, V)``; whole rows if unsupported."""
+    try:
+        out = model(input_ids=mb.input_ids, attention_mask=mb.attention_mask, logits_to_keep=keep)
+    except TypeError as e:  # a model without transformers' ``logits_to_keep``
+        if "logits_to_keep" not in str(e):
+            raise
+        out = model(input_ids=mb.input_ids, attention_mask=mb.attention_mask)
+    return out.logits[:, -keep:]
+
+
 def forward_logprobs(
     model: Any, mb: TrainBatch, temperature: float, with_entropy: bool = False
 ) -> tuple[Tensor, Tensor | None]:
     """Log-probs ``(B, L-1)`` of each target token, and optionally the entropy ``(B, L-1)``.
 
-    Logits are divided by the sampling temperature, matching the behaviour log-probs recorded by
-    the rollout policy (``log_softmax(logits / T)``).
+    Only positions from the first trained token on go through the LM head (the prompt's logits
+    are never needed); earlier positions read 0. Logits are divided by the sampling temperature,
+    matching the behaviour log-probs the rollout policy records (``log_softmax(logits / T)``).
     """
-    logits = model(input_ids=mb.input_ids, attention_mask=mb.attention_mask).logits  # (B, L, V)
+    start = first_trained_position(mb.mask)
+    keep = mb.input_ids.shape[1] - start
+    logits = _logits(model, mb, keep)  # (B, keep, V): positions start .. L-1
     if temperature > 0 and temperature != 1.0:
         logits = logits / temperature
-    logp = token_logprobs(logits, mb.input_ids)  # (B, L-1)
+    logp = token_logprobs(logits, mb.input_ids[:, start:])  # (B, keep-1)
+    logp = torch.nn.functional.pad(logp, (start, 0))  # (B, L-1)
     entropy = None
     if with_entropy:
         with torch.no_grad():
-            entropy = entropy_from_logits(logits[:, :-1])  # (B, L-1)
+            entropy = entropy_from_logits(logits[:, :-1])  # (B, keep-1)
+            entropy = torch.nn.functional.pad(entropy, (start, 0))  # (B, L-1)
     return logp, entropy
 
 

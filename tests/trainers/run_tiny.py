@@ -1,10 +1,12 @@
 """Run the trainer on the tiny env in a subprocess: ``python run_tiny.py [key=value ...]``.
 
-Used by the resume and data-parallel tests (``torchrun ... run_tiny.py`` for the latter).
+Used by the resume test and, under ``torchrun``, by the data-parallel test. ``dump=PATH``
+(not a config key) makes every rank save its final weights to ``PATH/rank-<r>.pt``.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -12,7 +14,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import tinyenv  # noqa: E402
 
-from agentgym.trainers import load_config, train  # noqa: E402
+from agentgym.trainers import GRPOTrainer, load_config  # noqa: E402
 
 TINY = [
     "env=tinytest/digits-v0", "model=agentgym.trainers.tiny:tiny_llama", "device=cpu",
@@ -21,6 +23,22 @@ TINY = [
     "torch_threads=1", "num_envs=4", "max_batch_size=16",
 ]
 
-if __name__ == "__main__":
+
+def main(argv: list[str]) -> None:
+    """Train; optionally dump each rank's weights."""
+    dump = next((a.split("=", 1)[1] for a in argv if a.startswith("dump=")), None)
+    args = [a for a in argv if not a.startswith("dump=")]
     tinyenv.register()
-    train(load_config(None, [*TINY, *sys.argv[1:]]))
+    trainer = GRPOTrainer(load_config(None, [*TINY, *args]))
+    trainer.train()
+    if dump:
+        import torch
+
+        rank = int(os.environ.get("RANK", "0"))
+        model = getattr(trainer.model, "module", trainer.model)
+        torch.save({k: v.detach().clone() for k, v in model.state_dict().items()},
+                   Path(dump) / f"rank-{rank}.pt")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
