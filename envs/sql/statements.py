@@ -27,6 +27,11 @@ __all__ = [
 Dialect = Literal["sqlite", "postgres"]
 
 _DOLLAR_TAG = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)?\$")
+_SPECIAL = {
+    "sqlite": re.compile(r"['\"`\[]|--|/\*"),
+    "postgres": re.compile(r"['\"$]|--|/\*"),
+}
+"""Where a literal, quoted identifier or comment may start, per dialect."""
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
 
 
@@ -72,7 +77,12 @@ def code_segments(sql: str, dialect: Dialect = "sqlite") -> Iterator[tuple[str, 
     i = 0
     n = len(sql)
     code_start = 0
+    special = _SPECIAL[dialect]
     while i < n:
+        found = special.search(sql, i)
+        if found is None:
+            break
+        i = found.start()
         ch = sql[i]
         end = -1
         kind = ""

@@ -1,0 +1,193 @@
+"""Benchmark the SQL family: executor strategies, gold queries, evaluator and env episodes.
+
+Run ``python benchmarks/sql_env.py`` (add ``--postgres "host=... user=agentgym_ro ..."`` to
+include a PostgreSQL server loaded with :mod:`agentgym.envs.sql.pgload`). Prints one line per
+measurement and, with ``--json PATH``, writes the numbers as JSON.
+
+Executor strategies compared (SQLite, same guards in all three):
+
+- ``per-call``: open, harden and close a connection for every query;
+- ``shared+lock``: one connection (``check_same_thread=False``) serialised by a lock;
+- ``thread-local``: one cached connection per thread (what :class:`SqliteExecutor` does).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import agentgym
+from agentgym.envs.sql import (
+    ExecutionLimits,
+    PostgresExecutor,
+    SQLError,
+    SqliteExecutor,
+    database_path,
+    order_matters,
+    results_match,
+)
+from agentgym.envs.sql.tasks import read_tasks
+
+LIGHT = "SELECT COUNT(*) FROM customers WHERE city = 'Osaka'"
+HEAVY = ("SELECT COUNT(*) FROM order_items a JOIN order_items b ON a.product_id = b.product_id "
+         "WHERE a.quantity + b.quantity > 3")
+
+
+class SharedLockExecutor(SqliteExecutor):
+    """One connection for all threads, serialised by a lock (the alternative not chosen)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._shared = self._open()
+        self._call_lock = threading.Lock()
+
+    def _connection(self) -> Any:
+        return self._shared
+
+    def execute(self, sql: str, *, limits: ExecutionLimits | None = None) -> Any:
+        with self._call_lock:
+            return super().execute(sql, limits=limits)
+
+
+def per_call(sql: str = LIGHT) -> Any:
+    """Open a fresh executor (and connection) for one query."""
+    with SqliteExecutor(database_path("store")) as executor:
+        return executor.execute(sql)
+
+
+def rate(fn: Callable[[], Any], seconds: float, threads: int) -> float:
+    """Calls per second of ``fn`` run in a loop by ``threads`` threads for ``seconds``."""
+    counts = [0] * threads
+    stop = time.monotonic() + seconds
+
+    def loop(i: int) -> None:
+        while time.monotonic() < stop:
+            fn()
+            counts[i] += 1
+
+    workers = [threading.Thread(target=loop, args=(i,)) for i in range(threads)]
+    started = time.monotonic()
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    return sum(counts) / (time.monotonic() - started)
+
+
+def executor_strategies(seconds: float, thread_counts: list[int]) -> dict[str, float]:
+    """Queries/s of a light (index-free count) and a heavy (self-join) query per strategy."""
+    shared = SharedLockExecutor(database_path("store"))
+    local = SqliteExecutor(database_path("store"))
+    out = {}
+    for label, sql in (("light", LIGHT), ("heavy", HEAVY)):
+        for threads in thread_counts:
+            key = f"{label} x{threads}"
+            out[f"per-call {key}"] = rate(lambda q=sql: per_call(q), seconds, threads)
+            out[f"shared+lock {key}"] = rate(lambda q=sql: shared.execute(q), seconds, threads)
+            out[f"thread-local {key}"] = rate(lambda q=sql: local.execute(q), seconds, threads)
+    return out
+
+
+def gold_queries(make: Callable[[str], Any]) -> dict[str, float]:
+    """Run every gold query once; return queries/s and the median and max latency in ms."""
+    tasks = read_tasks()
+    executors: dict[str, Any] = {}
+    latencies = []
+    for task in tasks:
+        executor = executors.setdefault(task["db_id"], make(task["db_id"]))
+        started = time.perf_counter()
+        executor.execute(task["gold_sql"])
+        latencies.append(time.perf_counter() - started)
+    for executor in executors.values():
+        executor.close()
+    return {
+        "queries_per_s": len(tasks) / sum(latencies),
+        "median_ms": statistics.median(latencies) * 1000,
+        "max_ms": max(latencies) * 1000,
+    }
+
+
+def evaluator_rate(seconds: float) -> float:
+    """results_match calls/s comparing each gold result with a column-reversed copy."""
+    pairs = []
+    for task in read_tasks()[::4]:
+        with SqliteExecutor(database_path(task["db_id"])) as executor:
+            gold = executor.execute(task["gold_sql"])
+        pred = type(gold)(gold.columns[::-1], tuple(row[::-1] for row in gold.rows))
+        pairs.append((gold, pred, order_matters(task["gold_sql"])))
+    index = iter(range(10**12))
+
+    def one() -> None:
+        gold, pred, ordered = pairs[next(index) % len(pairs)]
+        if not results_match(gold, pred, order_matters=ordered):
+            raise AssertionError("evaluator rejected a column permutation")
+
+    return rate(one, seconds, 1)
+
+
+def env_episodes(split: str = "train", episodes: int = 200) -> float:
+    """Expert episodes per second (reset, execute_sql, submit)."""
+    env = agentgym.make("sql", split=split)
+    tasks = list(env.unwrapped.task_set)
+    started = time.perf_counter()
+    for i in range(episodes):
+        task = tasks[i % len(tasks)]
+        env.reset(options={"task_id": task.task_id})
+        for action in env.unwrapped.expert_actions(task):
+            env.step(action)
+    env.close()
+    return episodes / (time.perf_counter() - started)
+
+
+def timeout_overshoot(timeout_s: float = 0.2, runs: int = 5) -> float:
+    """Worst seconds past the deadline when interrupting an endless recursive CTE."""
+    worst = 0.0
+    with SqliteExecutor(database_path("store"), ExecutionLimits(timeout_s=timeout_s)) as ex:
+        for _ in range(runs):
+            started = time.monotonic()
+            try:
+                ex.execute("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
+                           "SELECT COUNT(*) FROM c")
+            except SQLError:
+                pass
+            worst = max(worst, time.monotonic() - started - timeout_s)
+    return worst
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmarks and print (and optionally save) the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=2.0, help="seconds per rate measure")
+    parser.add_argument("--threads", default="1,4", help="thread counts, comma-separated")
+    parser.add_argument("--postgres", default="", help="libpq string of the read-only role")
+    parser.add_argument("--json", default="", help="write the figures to this JSON file")
+    args = parser.parse_args(argv)
+    figures: dict[str, Any] = {}
+    figures["executor_qps"] = executor_strategies(
+        args.seconds, [int(n) for n in args.threads.split(",")]
+    )
+    figures["gold_sqlite"] = gold_queries(lambda db: SqliteExecutor(database_path(db)))
+    if args.postgres:
+        figures["gold_postgres"] = gold_queries(lambda db: PostgresExecutor(args.postgres, db))
+    figures["evaluator_per_s"] = evaluator_rate(args.seconds)
+    figures["env_expert_episodes_per_s"] = env_episodes()
+    figures["timeout_overshoot_s"] = timeout_overshoot()
+    for key, value in figures.items():
+        if isinstance(value, dict):
+            for name, number in value.items():
+                print(f"{key:26s} {name:26s} {number:12.1f}")
+        else:
+            print(f"{key:26s} {'':26s} {value:12.3f}")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as handle:
+            json.dump(figures, handle, indent=2, sort_keys=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
