@@ -1,0 +1,121 @@
+"""Docker-specific behaviour: container hardening, leak reaping, exit cleanup, cold mode."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from agentgym.sandbox import RunStatus, SandboxLimits
+from agentgym.sandboxes._docker_pool import LABEL, reap_leaked
+
+pytestmark = pytest.mark.docker
+
+
+def _labelled(client, **labels: str) -> list[str]:  # type: ignore[no-untyped-def]
+    filters = [f"{LABEL}=1", *(f"{LABEL}.{k}={v}" for k, v in labels.items())]
+    return [c["Id"] for c in client.api.containers(all=True, filters={"label": filters})]
+
+
+def test_pooled_container_is_locked_down(docker_sandbox) -> None:  # type: ignore[no-untyped-def]
+    assert docker_sandbox.run(["true"]).ok
+    info = docker_sandbox.client.api.inspect_container(docker_sandbox.last_container_id)
+    host = info["HostConfig"]
+    assert host["ReadonlyRootfs"] is True and host["NetworkMode"] == "none"
+    assert host["CapDrop"] == ["ALL"] and "no-new-privileges" in host["SecurityOpt"]
+    assert host["PidsLimit"] > 0 and host["Memory"] > 0 and host["NanoCpus"] == 10**9
+    assert set(host["Tmpfs"]) == {"/work", "/tmp"}
+    assert info["Config"]["User"] == "65534:65534"
+    labels = info["Config"]["Labels"]
+    assert labels[LABEL] == "1" and labels[f"{LABEL}.owner_pid"] == str(os.getpid())
+
+
+def test_reap_removes_containers_of_dead_owners(docker_sandbox) -> None:  # type: ignore[no-untyped-def]
+    client = docker_sandbox.client
+    assert docker_sandbox.run(["true"]).ok
+    dead = {  # a container whose owner died: its pid is above any pid_max
+        LABEL: "1",
+        f"{LABEL}.owner_pid": str(2**22 + 7),
+        f"{LABEL}.owner_start": "1",
+        f"{LABEL}.owner_host": socket.gethostname(),
+    }
+    orphan = client.api.create_container(docker_sandbox.image, ["true"], labels=dead)["Id"]
+    try:
+        live = _labelled(client, owner_pid=str(os.getpid()))
+        assert live and reap_leaked(client) >= 1
+        remaining = _labelled(client)
+        assert orphan not in remaining and set(live) <= set(remaining)
+    finally:
+        with contextlib.suppress(Exception):
+            client.api.remove_container(orphan, force=True)
+
+
+CHILD = textwrap.dedent(
+    """
+    import sys, time
+    from agentgym.sandboxes.docker import DockerSandbox
+    box = DockerSandbox(pool_size=1, max_pool_size=1)
+    assert box.run(["true"]).ok
+    print(box.last_container_id, flush=True)
+    if sys.argv[1] == "hang":
+        time.sleep(600)
+    """
+)
+
+
+def _child(mode: str) -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen([sys.executable, "-c", CHILD, mode], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    return proc, proc.stdout.readline().strip()
+
+
+@pytest.mark.slow
+def test_no_leak_after_kill_9(docker_sandbox) -> None:  # type: ignore[no-untyped-def]
+    client = docker_sandbox.client
+    proc, cid = _child("hang")
+    owner = str(proc.pid)
+    assert cid and _labelled(client, owner_pid=owner)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert _labelled(client, owner_pid=owner)  # kill -9 left it behind...
+    reap_leaked(client)  # ...and the next pool start removes it
+    assert _labelled(client, owner_pid=owner) == []
+
+
+@pytest.mark.slow
+def test_containers_removed_at_exit(docker_sandbox) -> None:  # type: ignore[no-untyped-def]
+    proc, cid = _child("exit")
+    assert proc.wait(timeout=120) == 0 and cid
+    assert _labelled(docker_sandbox.client, owner_pid=str(proc.pid)) == []
+
+
+def test_cold_mode_leaves_nothing(docker_engine: None) -> None:
+    from agentgym.sandboxes.docker import DockerSandbox
+
+    box = DockerSandbox(mode="cold")
+    before = set(_labelled(box.client, owner_pid=str(os.getpid())))
+    result = box.run_python("print(open('/proc/1/cmdline').read().split('\\0')[0])")
+    assert result.ok and result.stdout == "python3\n"
+    assert set(_labelled(box.client, owner_pid=str(os.getpid()))) == before
+
+
+def test_container_replaced_after_oom(docker_sandbox) -> None:  # type: ignore[no-untyped-def]
+    code = (
+        "import os, time\nfor _ in range(6):\n    if os.fork() == 0:\n"
+        "        b = bytearray(300 << 20)\n        for i in range(0, len(b), 4096):\n"
+        "            b[i] = 1\n        os._exit(0)\nfor _ in range(6):\n    os.wait()"
+    )
+    result = docker_sandbox.run_python(code, limits=SandboxLimits(timeout_s=10.0))
+    assert result.status is RunStatus.MEMORY
+    assert docker_sandbox.last_container_replaced
+    old = docker_sandbox.last_container_id
+    started = time.monotonic()
+    assert docker_sandbox.run(["true"]).ok
+    assert docker_sandbox.last_container_id != old and time.monotonic() - started < 120
