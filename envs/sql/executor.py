@@ -6,14 +6,14 @@ Layers, outermost first: one statement only, whose first keyword is a read (``SE
 (no attached databases, 100 kB values); ``load_extension`` switched off; a progress handler that
 interrupts the statement at its deadline; and a capped fetch of the rows.
 
-Each thread gets its own connection per executor, opened once and reused: SQLite releases the
-GIL while it steps, so threads run queries in parallel instead of queueing on a lock.
+Connections come from a small bounded pool (:mod:`.pool`), opened once and reused: opening and
+hardening one costs about ten light queries, and SQLite releases the GIL while it steps, so
+threads run queries in parallel instead of queueing on one connection's lock.
 """
 
 from __future__ import annotations
 
 import sqlite3
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,7 @@ from .errors import (
     SQLSyntaxError,
     SQLTimeoutError,
 )
+from .pool import ConnectionPool
 from .result import QueryResult
 from .statements import first_keyword, single_statement
 
@@ -70,19 +71,20 @@ class SqliteExecutor:
 
     dialect = "sqlite"
 
-    def __init__(self, path: str | Path, limits: ExecutionLimits | None = None) -> None:
-        """Check that ``path`` exists; connections are opened lazily, one per thread."""
+    def __init__(
+        self, path: str | Path, limits: ExecutionLimits | None = None, max_connections: int = 8
+    ) -> None:
+        """Check that ``path`` exists; up to ``max_connections`` are opened as threads need them."""
         self.path = Path(path).resolve()
         if not self.path.is_file():
             raise SQLDatabaseNotFound(f"no SQLite database at {self.path}")
         self.limits = limits or ExecutionLimits()
-        self._local = threading.local()
-        self._lock = threading.Lock()
-        self._connections: list[sqlite3.Connection] = []
-        self._closed = False
+        self._pool: ConnectionPool[tuple[sqlite3.Connection, _Guard]] = ConnectionPool(
+            self._open, lambda pair: pair[0].close(), max_connections
+        )
 
     def _open(self) -> tuple[sqlite3.Connection, _Guard]:
-        """Open and harden a new connection for the calling thread."""
+        """Open and harden a new connection."""
         uri = f"file:{quote(str(self.path))}?mode=ro&immutable=1"
         conn = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
         guard = _Guard()
@@ -93,19 +95,7 @@ class SqliteExecutor:
         except sqlite3.Error as e:
             conn.close()
             raise SQLExecutionError(f"cannot open {self.path.name}: {e}") from e
-        with self._lock:
-            if self._closed:
-                conn.close()
-                raise SQLError("executor is closed")
-            self._connections.append(conn)
         return conn, guard
-
-    def _connection(self) -> tuple[sqlite3.Connection, _Guard]:
-        """The calling thread's connection, opened on first use."""
-        pair = getattr(self._local, "pair", None)
-        if pair is None:
-            pair = self._local.pair = self._open()
-        return pair
 
     def execute(self, sql: str, *, limits: ExecutionLimits | None = None) -> QueryResult:
         """Run exactly one read-only statement and return its capped result.
@@ -114,8 +104,6 @@ class SqliteExecutor:
         """
         started = time.monotonic()
         limits = limits or self.limits
-        if self._closed:
-            raise SQLError("executor is closed")
         if len(sql) > limits.max_sql_chars:
             raise SQLForbiddenError(
                 f"query is {len(sql)} characters, over the {limits.max_sql_chars} limit"
@@ -127,22 +115,22 @@ class SqliteExecutor:
                 f"{keyword or 'this statement'} is not allowed: the database is read-only, "
                 "use SELECT"
             )
-        conn, guard = self._connection()
-        guard.deadline = started + limits.timeout_s
-        guard.timed_out = False
-        guard.denied = None
-        cursor = conn.cursor()
-        try:
-            cursor.execute(statement)
-            columns = [d[0] for d in cursor.description or ()]
-            rows, truncated = fetch_capped(cursor.fetchmany, limits, guard.deadline)
-        except SQLError:
-            raise
-        except (sqlite3.Error, sqlite3.Warning, MemoryError, OverflowError) as e:
-            raise self._translate(e, guard, limits) from e
-        finally:
-            cursor.close()
-            guard.deadline = float("inf")
+        with self._pool.lease() as (conn, guard):
+            guard.deadline = started + limits.timeout_s
+            guard.timed_out = False
+            guard.denied = None
+            cursor = conn.cursor()
+            try:
+                cursor.execute(statement)
+                columns = [d[0] for d in cursor.description or ()]
+                rows, truncated = fetch_capped(cursor.fetchmany, limits, guard.deadline)
+            except SQLError:
+                raise
+            except (sqlite3.Error, sqlite3.Warning, MemoryError, OverflowError) as e:
+                raise self._translate(e, guard, limits) from e
+            finally:
+                cursor.close()
+                guard.deadline = float("inf")
         return build_result(columns, rows, truncated, started)
 
     def _translate(
@@ -191,12 +179,8 @@ class SqliteExecutor:
         return [row[0] for row in result.rows]
 
     def close(self) -> None:
-        """Close every connection this executor opened, in any thread."""
-        with self._lock:
-            self._closed = True
-            connections, self._connections = self._connections, []
-        for conn in connections:
-            conn.close()
+        """Close the connections (borrowed ones as soon as their query ends)."""
+        self._pool.close()
 
     def __enter__(self) -> SqliteExecutor:
         """Use as a context manager that closes on exit."""

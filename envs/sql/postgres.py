@@ -8,7 +8,8 @@ deadline; and a server-side cursor (``DECLARE ... CURSOR``, which accepts only q
 in batches, so a huge result never crosses the wire.
 
 Values come back as SQLite would give them: integral numerics as ``int``, other numerics as
-``float``. Each thread gets its own connection per executor.
+``float``. Connections come from a small bounded pool (:mod:`.pool`); a broken one is dropped
+and the next query opens a fresh one.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from .errors import (
     SQLTimeoutError,
 )
 from .pgload import _psycopg
+from .pool import ConnectionPool
 from .result import QueryResult
 from .statements import first_keyword, single_statement
 
@@ -61,34 +63,27 @@ class PostgresExecutor:
     dialect = "postgres"
 
     def __init__(
-        self, conninfo: str, schema: str, limits: ExecutionLimits | None = None
+        self,
+        conninfo: str,
+        schema: str,
+        limits: ExecutionLimits | None = None,
+        max_connections: int = 8,
     ) -> None:
         """``conninfo`` should log in as the read-only role; ``schema`` is the database id."""
         self._pg = _psycopg()
         self.conninfo = conninfo
         self.schema = schema
         self.limits = limits or ExecutionLimits()
-        self._local = threading.local()
-        self._lock = threading.Lock()
-        self._connections: list[Any] = []
-        self._closed = False
+        self._pool: ConnectionPool[Any] = ConnectionPool(
+            self._connect, lambda conn: conn.close(), max_connections
+        )
 
-    def _connection(self) -> Any:
-        """The calling thread's connection, opened (or reopened after a failure) on demand."""
-        conn = getattr(self._local, "conn", None)
-        if conn is not None and not conn.closed:
-            return conn
+    def _connect(self) -> Any:
+        """Open a new autocommit connection."""
         try:
-            conn = self._pg.connect(self.conninfo, autocommit=True)
+            return self._pg.connect(self.conninfo, autocommit=True)
         except self._pg.Error as e:
             raise SQLExecutionError(f"cannot connect to PostgreSQL: {e}") from e
-        with self._lock:
-            if self._closed:
-                conn.close()
-                raise SQLError("executor is closed")
-            self._connections.append(conn)
-        self._local.conn = conn
-        return conn
 
     def execute(self, sql: str, *, limits: ExecutionLimits | None = None) -> QueryResult:
         """Run exactly one read-only statement and return its capped result.
@@ -97,8 +92,6 @@ class PostgresExecutor:
         """
         started = time.monotonic()
         limits = limits or self.limits
-        if self._closed:
-            raise SQLError("executor is closed")
         if len(sql) > limits.max_sql_chars:
             raise SQLForbiddenError(
                 f"query is {len(sql)} characters, over the {limits.max_sql_chars} limit"
@@ -110,7 +103,7 @@ class PostgresExecutor:
                 f"{keyword or 'this statement'} is not allowed: the database is read-only, "
                 "use SELECT"
             )
-        conn = self._connection()
+        conn = self._pool.acquire()
         deadline = started + limits.timeout_s
         timer = threading.Timer(limits.timeout_s, self._cancel, args=(conn,))
         timer.daemon = True
@@ -136,7 +129,7 @@ class PostgresExecutor:
             raise self._translate(e, time.monotonic() >= deadline - 0.01, limits) from e
         finally:
             timer.cancel()
-            self._rollback(conn)
+            self._pool.release(conn, broken=not self._rollback(conn))
         return build_result(columns, rows, truncated, started)
 
     def _cancel(self, conn: Any) -> None:
@@ -147,13 +140,15 @@ class PostgresExecutor:
         except self._pg.Error:  # the query may have ended meanwhile; nothing to do
             return
 
-    def _rollback(self, conn: Any) -> None:
-        """End the transaction; drop the connection if that fails."""
+    def _rollback(self, conn: Any) -> bool:
+        """End the transaction; False if the connection is no longer usable."""
+        if conn.closed:
+            return False
         try:
-            if not conn.closed:
-                conn.execute("ROLLBACK")
+            conn.execute("ROLLBACK")
         except self._pg.Error:
-            conn.close()
+            return False
+        return True
 
     def _translate(self, error: Any, past_deadline: bool, limits: ExecutionLimits) -> SQLError:
         """Map a psycopg exception to the matching :class:`SQLError` subclass."""
@@ -195,12 +190,8 @@ class PostgresExecutor:
         )
 
     def close(self) -> None:
-        """Close every connection this executor opened."""
-        with self._lock:
-            self._closed = True
-            connections, self._connections = self._connections, []
-        for conn in connections:
-            conn.close()
+        """Close the connections (borrowed ones as soon as their query ends)."""
+        self._pool.close()
 
     def __enter__(self) -> PostgresExecutor:
         """Use as a context manager that closes on exit."""
