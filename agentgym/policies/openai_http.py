@@ -3,8 +3,10 @@
 Select it as ``openai:http://host:8000/v1?model=NAME``. Requests carry the env's tools (unless
 ``send_tools=false``), retry with exponential backoff and jitter on connection errors, timeouts,
 429 and 5xx, and are limited to ``max_concurrency`` in flight. Log-probs are read from the
-``logprobs.content`` field when the server returns it; with ``return_token_ids=true`` a vLLM
-server returns ``token_id:N`` tokens, which become exact generated ids.
+``logprobs.content`` field when the server returns it (llama.cpp needs ``--logits_all true``);
+with ``return_token_ids=true`` a vLLM server returns ``token_id:N`` tokens, which become exact
+generated ids. Without ids the turn is text-level: its log-probs are kept per turn in
+:attr:`Trajectory.response_logprobs`, not per token.
 """
 
 from __future__ import annotations
@@ -87,6 +89,7 @@ class OpenAIPolicy(Policy):
         max_concurrency: int = 64,
         send_tools: bool = True,
         return_token_ids: bool = False,
+        top_logprobs: int = 1,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         super().__init__()
@@ -96,6 +99,7 @@ class OpenAIPolicy(Policy):
         self.timeout_s, self.max_retries, self.backoff_s = timeout_s, max_retries, backoff_s
         self.max_concurrency = max_concurrency
         self.send_tools, self.return_token_ids = send_tools, return_token_ids
+        self.top_logprobs = top_logprobs
         self.transport = transport
         self._client: httpx.AsyncClient | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -186,6 +190,8 @@ class OpenAIPolicy(Policy):
             body["top_k"] = sampling.top_k
         if sampling.logprobs:
             body["logprobs"] = True
+            if self.top_logprobs > 0:  # llama.cpp returns log-probs only with top_logprobs >= 1
+                body["top_logprobs"] = self.top_logprobs
         if self.return_token_ids:
             body["return_tokens_as_token_ids"] = True
         if tools and self.send_tools:
@@ -195,7 +201,7 @@ class OpenAIPolicy(Policy):
         if logprobs is not None and ids and len(ids) != len(logprobs):
             ids = []
         return Generation(
-            text=text, token_ids=ids, logprobs=logprobs if ids else None,
+            text=text, token_ids=ids, logprobs=logprobs,
             finish_reason=finish, policy_version=self.version, tool_calls=tool_calls,
         )
 

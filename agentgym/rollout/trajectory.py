@@ -55,6 +55,8 @@ class Trajectory:
     """``[start, end)`` of each generated turn in ``token_ids``."""
     exact_tokens: bool = True
     """False when the policy had no tokenizer: ids then hold generated tokens only, if any."""
+    response_logprobs: list[list[float]] = field(default_factory=list)
+    """Per turn, log-probs a server returned without token ids (text-level policies only)."""
     messages: list[dict[str, Any]] = field(default_factory=list)
     final_observation: str = ""
     """The observation after the last step (not part of ``token_ids``)."""
@@ -99,6 +101,9 @@ class Trajectory:
         """Append a model turn's generated ids verbatim (mask 1, its log-probs and versions)."""
         ids = list(gen.token_ids)
         lps = list(gen.logprobs) if gen.logprobs is not None else None
+        if lps is not None and not ids:
+            self.response_logprobs.append(lps)
+            lps = None
         if lps is not None and len(lps) != len(ids):
             raise AgentGymError(f"generation has {len(ids)} tokens but {len(lps)} log-probs")
         start = len(self.token_ids)
