@@ -69,12 +69,14 @@ def _root_args() -> list[str]:
 @functools.cache
 def _bwrap_works(bwrap: str) -> str:
     """Run a trivial sandbox once; return ``""`` if it works, else bwrap's complaint."""
-    uid = {"user": NOBODY, "group": NOBODY, "extra_groups": []} if os.geteuid() == 0 else {}
+    as_root = os.geteuid() == 0
     cmd = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", *_root_args()]
     try:
         done = subprocess.run(
-            [*cmd, "--", "/bin/true"], capture_output=True, timeout=10, check=False, **uid
-        )
+            [*cmd, "--", "/bin/true"], capture_output=True, timeout=10, check=False,
+            user=NOBODY if as_root else None, group=NOBODY if as_root else None,
+            extra_groups=[] if as_root else None,
+        )  # fmt: skip
     except (OSError, subprocess.SubprocessError) as e:
         return str(e)
     return "" if done.returncode == 0 else done.stderr.decode(errors="replace").strip()
@@ -171,13 +173,15 @@ class BubblewrapSandbox(Sandbox):
             keep += [info_w, block_r]
         # bash, not dash: the side fd may be >= 10, which dash cannot redirect.
         args += ["--", "/bin/bash", "-c", script, "sandbox", *command]
-        uid = {"user": NOBODY, "group": NOBODY, "extra_groups": []} if self._as_root else {}
+        drop = self._as_root
         start = time.monotonic()
         deadline = start + limits.timeout_s + GRACE_S
         try:
             proc = subprocess.Popen(
                 args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                pass_fds=keep, start_new_session=True, env={"PATH": ENV["PATH"]}, **uid,
+                pass_fds=keep, start_new_session=True, env={"PATH": ENV["PATH"]},
+                user=NOBODY if drop else None, group=NOBODY if drop else None,
+                extra_groups=[] if drop else None,
             )  # fmt: skip
         except OSError as e:
             return RunResult(status=RunStatus.SANDBOX_ERROR, error=f"cannot start bwrap: {e}")

@@ -1,0 +1,176 @@
+"""Sandbox latency and throughput: Docker warm pool vs a cold container per call vs bubblewrap.
+
+Two workloads: a trivial snippet (``print(1)``) and a task-like test run (a small function and
+eight asserts, as the code env's hidden tests run). For each backend it reports p50/p95 latency
+of sequential runs, sequential runs/s, and runs/s with ``--concurrency`` workers. The last line
+is ``warm_vs_cold_latency_ratio=<cold p50 / warm p50>`` for the trivial snippet.
+
+Usage::
+
+    scripts/start_dockerd.sh && scripts/build_sandbox_image.sh
+    python benchmarks/sandbox.py [--runs 40] [--cold-runs 6] [--concurrency 2] [--json out.json]
+
+Backends that cannot run here (no engine, no bwrap) are reported as skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import statistics
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
+
+from agentgym.sandbox import Sandbox, SandboxUnavailable
+
+TRIVIAL = "print(1)"
+TASK = '''
+def run_length(s: str) -> list[tuple[str, int]]:
+    """Run-length encode a string."""
+    out: list[tuple[str, int]] = []
+    for ch in s:
+        if out and out[-1][0] == ch:
+            out[-1] = (ch, out[-1][1] + 1)
+        else:
+            out.append((ch, 1))
+    return out
+
+assert run_length("") == []
+assert run_length("a") == [("a", 1)]
+assert run_length("aa") == [("a", 2)]
+assert run_length("ab") == [("a", 1), ("b", 1)]
+assert run_length("aab") == [("a", 2), ("b", 1)]
+assert run_length("abb") == [("a", 1), ("b", 2)]
+assert run_length("aaabccdddd") == [("a", 3), ("b", 1), ("c", 2), ("d", 4)]
+assert run_length("x" * 1000) == [("x", 1000)]
+print("8 passed")
+'''
+WORKLOADS = {"print(1)": (TRIVIAL, "1\n"), "task test run": (TASK, "8 passed\n")}
+
+
+@dataclass
+class Row:
+    """Figures of one backend on one workload."""
+
+    backend: str
+    workload: str
+    runs: int
+    p50_ms: float
+    p95_ms: float
+    seq_runs_per_s: float
+    conc_runs_per_s: float
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def _opener(name: str) -> Callable[[], Sandbox]:
+    if name == "bubblewrap":
+        from agentgym.sandboxes.bubblewrap import BubblewrapSandbox
+
+        return BubblewrapSandbox
+    from agentgym.sandboxes.docker import DockerSandbox
+
+    mode = "cold" if name == "docker cold" else "warm"
+    return lambda: DockerSandbox(mode=mode, pool_size=2)
+
+
+def _measure(
+    box: Sandbox, code: str, expected: str, runs: int, workers: int, tick: Callable[[], None]
+) -> tuple[list[float], float, float]:
+    def one() -> float:
+        start = time.perf_counter()
+        result = box.run_python(code)
+        elapsed = time.perf_counter() - start
+        if result.stdout != expected:
+            raise RuntimeError(f"{box.name}: unexpected result {result.summary()} {result.stderr}")
+        tick()
+        return elapsed
+
+    one()  # warm-up: fills the pool, caches the image
+    start = time.perf_counter()
+    latencies = [one() for _ in range(runs)]
+    sequential = runs / (time.perf_counter() - start)
+    start = time.perf_counter()
+    with ThreadPoolExecutor(workers) as pool:
+        list(pool.map(lambda _: one(), range(runs)))
+    concurrent = runs / (time.perf_counter() - start)
+    return latencies, sequential, concurrent
+
+
+def main() -> None:
+    """Run the benchmark and print the table and the ratio lines."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=40, help="runs per backend and workload")
+    parser.add_argument("--cold-runs", type=int, default=6, help="runs for docker cold")
+    parser.add_argument("--concurrency", type=int, default=2, help="workers for runs/s")
+    parser.add_argument("--backends", default="docker warm,docker cold,bubblewrap")
+    parser.add_argument("--json", help="also write the rows to this file")
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.WARNING)
+    console = Console()
+    console.width = max(console.width, 110)  # keep the table on one line per row in logs
+    backends = [b.strip() for b in args.backends.split(",") if b.strip()]
+    rows: list[Row] = []
+    with Progress(console=console, transient=True) as progress:
+        for backend in backends:
+            runs = args.cold_runs if backend == "docker cold" else args.runs
+            try:
+                box = _opener(backend)()
+            except SandboxUnavailable as e:
+                console.print(f"[yellow]skipped {backend}: {e}")
+                continue
+            for workload, (code, expected) in WORKLOADS.items():
+                task = progress.add_task(f"{backend}: {workload}", total=2 * runs + 1)
+                lat, seq, conc = _measure(
+                    box, code, expected, runs, args.concurrency,
+                    lambda task=task: progress.advance(task),
+                )  # fmt: skip
+                rows.append(Row(backend, workload, runs, 1000 * statistics.median(lat),
+                                1000 * _percentile(lat, 0.95), seq, conc))  # fmt: skip
+            box.close()
+    from agentgym.sandboxes import shutdown_pools
+
+    shutdown_pools()
+    _report(console, rows, args.concurrency)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump([asdict(r) for r in rows], f, indent=2)
+
+
+def _report(console: Console, rows: list[Row], workers: int) -> None:
+    table = Table(title="Sandbox latency (sequential) and throughput")
+    for column in ("backend", "workload", "runs", "p50 ms", "p95 ms", "runs/s (1 worker)",
+                   f"runs/s ({workers} workers)"):  # fmt: skip
+        table.add_column(column, justify="left" if column in ("backend", "workload") else "right")
+    for r in rows:
+        table.add_row(r.backend, r.workload, str(r.runs), f"{r.p50_ms:.1f}", f"{r.p95_ms:.1f}",
+                      f"{r.seq_runs_per_s:.1f}", f"{r.conc_runs_per_s:.1f}")  # fmt: skip
+    console.print(table)
+    by = {(r.backend, r.workload): r for r in rows}
+    lines = []
+    for workload, tag in (("task test run", "task_"), ("print(1)", "")):
+        warm, cold = by.get(("docker warm", workload)), by.get(("docker cold", workload))
+        bwrap = by.get(("bubblewrap", workload))
+        if bwrap:
+            lines.append(f"bubblewrap_{tag}p50_ms={bwrap.p50_ms:.1f}")
+            lines.append(f"bubblewrap_{tag}runs_per_s={bwrap.conc_runs_per_s:.1f}")
+        if warm and bwrap:
+            lines.append(f"warm_vs_bubblewrap_{tag}latency_ratio={warm.p50_ms / bwrap.p50_ms:.2f}")
+        if warm and cold:
+            lines.append(f"warm_vs_cold_{tag}latency_ratio={cold.p50_ms / warm.p50_ms:.1f}")
+    for line in lines:
+        console.print(line, highlight=False)
+
+
+if __name__ == "__main__":
+    main()
