@@ -179,7 +179,10 @@ FIELDS = {f.name: f for f in dataclasses.fields(TrainConfig)}
 
 
 def parse_overrides(overrides: list[str]) -> dict[str, Any]:
-    """``["lr=1e-6", "lora=true"]`` -> ``{"lr": 1e-06, "lora": True}`` (values parsed as YAML)."""
+    """``["steps=5", "lora=true"]`` -> ``{"steps": 5, "lora": True}`` (values parsed as YAML).
+
+    YAML reads ``1e-5`` as text; :func:`load_config` turns it into a float for float fields.
+    """
     out: dict[str, Any] = {}
     for item in overrides:
         key, sep, raw = item.partition("=")

@@ -1,0 +1,72 @@
+"""Collating trajectories, micro-batches and exact gradient accumulation."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+import torch
+
+from agentgym.trainers.batch import collate
+from agentgym.trainers.data import TaskSampler, shard
+from agentgym.trainers.losses import ppo_clip_loss
+from agentgym.trainers.update import forward_logprobs
+
+
+def _traj(ids, mask, lps):
+    return SimpleNamespace(token_ids=ids, loss_mask=mask, logprobs=lps)
+
+
+TRAJS = [
+    _traj([1, 2, 3, 4, 5], [0, 0, 1, 1, 0], [0, 0, -0.5, -0.25, 0]),  # env token at the end
+    _traj([1, 2, 3], [0, 1, 1], [0, -1.0, -2.0]),
+    _traj([7, 8, 9, 10], [0, 0, 0, 1], [0, 0, 0, -3.0]),
+]
+
+
+def test_collate_shifts_targets_and_pads():
+    b = collate(TRAJS, torch.tensor([1.0, -1.0, 0.5]), pad_id=0, loss_agg="token_mean")
+    assert b.input_ids.tolist() == [[1, 2, 3, 4, 5], [1, 2, 3, 0, 0], [7, 8, 9, 10, 0]]
+    assert b.attention_mask.sum(-1).tolist() == [5, 3, 4]
+    assert b.mask.tolist() == [[0, 1, 1, 0], [1, 1, 0, 0], [0, 0, 1, 0]]
+    assert b.behav_logp.tolist() == [[0, -0.5, -0.25, 0], [-1.0, -2.0, 0, 0], [0, 0, -3.0, 0]]
+    assert b.weights.sum().item() == pytest.approx(1.0)
+    assert b.num_tokens == 5
+
+
+def test_micro_batches_trim_padding():
+    b = collate(TRAJS, torch.zeros(3), pad_id=0, loss_agg="seq_mean_token_mean")
+    parts = list(b.micro_batches(2))
+    assert [len(p) for p in parts] == [2, 1]
+    assert parts[1].input_ids.shape == (1, 4) and parts[1].mask.shape == (1, 3)
+
+
+def test_gradient_accumulation_equals_full_batch():
+    from agentgym.trainers.tiny import tiny_llama
+
+    model, _ = tiny_llama()
+    for agg in ("seq_mean_token_mean", "token_mean", "seq_mean_token_sum_norm"):
+        b = collate(TRAJS, torch.tensor([1.0, -1.0, 0.5]), pad_id=0, loss_agg=agg, max_length=4)
+
+        def grads(size, b=b):
+            model.zero_grad()
+            for mb in b.micro_batches(size):
+                logp, _ = forward_logprobs(model, mb, 1.0)
+                loss, _ = ppo_clip_loss(logp, logp.detach() - 0.1, mb.advantages, mb.mask)
+                (loss * mb.weights).sum().backward()
+            return torch.cat([p.grad.flatten() for p in model.parameters()])
+
+        assert torch.allclose(grads(3), grads(1), atol=1e-6), agg
+
+
+def test_task_sampler_epochs_and_cursor():
+    s = TaskSampler(["a", "b", "c"], seed=1)
+    first = s.take(2) + s.take(2)
+    assert sorted(first[:3]) == ["a", "b", "c"]
+    state = s.state_dict()
+    nxt = s.take(4)
+    s.load_state_dict(state)
+    assert s.take(4) == nxt
+    assert shard(["a", "b", "c", "d", "e"], 1, 2) == ["b", "d"]
+    with pytest.raises(ValueError):
+        TaskSampler([])
