@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from agentgym.sandbox import RunStatus, SandboxLimits
+from agentgym.sandbox import RunStatus, SandboxLimits, SandboxUnavailable
 from agentgym.sandboxes._docker_pool import LABEL, reap_leaked
 
 pytestmark = pytest.mark.docker
@@ -119,3 +119,18 @@ def test_container_replaced_after_oom(docker_sandbox) -> None:  # type: ignore[n
     started = time.monotonic()
     assert docker_sandbox.run(["true"]).ok
     assert docker_sandbox.last_container_id != old and time.monotonic() - started < 120
+
+
+def test_missing_image_is_reported(docker_engine: None) -> None:
+    from agentgym.sandboxes.docker import DockerSandbox
+
+    with pytest.raises(SandboxUnavailable, match="build_sandbox_image.sh"):
+        DockerSandbox(image="agentgym-sandbox:no-such-tag")
+
+
+@pytest.mark.parametrize("url", ["unix:///nonexistent/docker.sock"])
+def test_unreachable_engine_is_reported(url: str) -> None:
+    from agentgym.sandboxes.docker import DockerSandbox
+
+    with pytest.raises(SandboxUnavailable, match="start_dockerd.sh|'docker' package"):
+        DockerSandbox(base_url=url)
