@@ -59,6 +59,12 @@ def _sqlite_executor(db_id: str, timeout_s: float) -> SqliteExecutor:
 
 
 @cache
+def _schema_text(db_id: str) -> str:
+    """The ``CREATE TABLE`` statements of a bundled database (shown on either engine)."""
+    return _sqlite_executor(db_id, 5.0).schema_sql()
+
+
+@cache
 def _postgres_executor(conninfo: str, db_id: str, timeout_s: float) -> SQLExecutor:
     """One shared executor per server, schema and timeout."""
     from .postgres import PostgresExecutor
@@ -133,7 +139,7 @@ class SQLEnv(TaskToolEnv):
         db_id = task.data["db_id"]
         parts = [f"Database: {db_id} ({self.engine})"]
         if self.show_schema:
-            parts.append(_sqlite_executor(db_id, self.timeout_s).schema_sql())
+            parts.append(_schema_text(db_id))
         parts.append(f"Question: {task.prompt}")
         return "\n\n".join(parts)
 

@@ -95,7 +95,7 @@ def populate(conn: sqlite3.Connection, rng: random.Random) -> None:
                           home[2], rng.choices(["retail", "premium", "business"], [7, 2, 1])[0],
                           iso_date(random_date(rng, date(2010, 1, 1), date(2023, 6, 30)))))
     insert_rows(conn, "customers", customers)
-    accounts = []
+    accounts: list[tuple] = []
     for cust in customers[:236]:  # the last customers have no account yet
         branch = next(b for b in branches if b[2] == cust[5])
         kinds = rng.choice([["checking"], ["checking", "savings"], ["checking", "credit"],
@@ -135,7 +135,7 @@ def populate(conn: sqlite3.Connection, rng: random.Random) -> None:
     txns.sort(key=lambda x: (x[0], x[1]))
     insert_rows(conn, "transactions",
                 [(i + 1, x[1], iso_date(x[0]), *x[2:]) for i, x in enumerate(txns)])
-    cards = []
+    cards: list[tuple] = []
     for acct in accounts:
         if acct[3] == "savings" or rng.random() < 0.15:
             continue

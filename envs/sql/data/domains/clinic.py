@@ -119,7 +119,9 @@ def populate(conn: sqlite3.Connection, rng: random.Random) -> None:
                                                        [9, 5, 4, 3, 2, 1])[0],
                          maybe(rng, rng.choice(_INSURERS), 0.18), maybe(rng, phone(rng), 0.1)))
     insert_rows(conn, "patients", patients)
-    appointments, diagnoses, prescriptions = [], [], []
+    appointments: list[tuple] = []
+    diagnoses: list[tuple] = []
+    prescriptions: list[tuple] = []
     for aid in range(1, 1601):
         patient = rng.randint(1, 380)  # the last 20 patients are registered but never seen
         cond = rng.choices(_CONDITIONS, weights=[9, 6, 4, 5, 3, 3, 3, 3, 3, 3, 2, 2, 3, 2])[0]

@@ -98,7 +98,7 @@ def populate(conn: sqlite3.Connection, rng: random.Random) -> None:
         ],
     )
     insert_rows(conn, "jobs", [(i + 1, j[0], j[1], j[2]) for i, j in enumerate(_JOBS)])
-    employees = []
+    employees: list[tuple] = []
 
     def hire(job: int, dept: int | None, manager: int | None, start: date) -> int:
         first, last = person_name(rng)

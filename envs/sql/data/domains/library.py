@@ -112,7 +112,9 @@ def populate(conn: sqlite3.Connection, rng: random.Random) -> None:
         born = maybe(rng, rng.randint(1850, 1990), 0.1)
         authors.append((aid, f"{first} {last}", born, maybe(rng, rng.choice(_COUNTRIES), 0.08)))
     insert_rows(conn, "authors", authors)
-    books, titles, links = [], set(), []
+    books: list[tuple] = []
+    titles: set[str] = set()
+    links: list[tuple] = []
     while len(books) < 200:
         title = _title(rng)
         if title in titles:
@@ -132,7 +134,7 @@ def populate(conn: sqlite3.Connection, rng: random.Random) -> None:
                 links.append((bid, co))
     insert_rows(conn, "books", books)
     insert_rows(conn, "book_authors", links)
-    copies = []
+    copies: list[tuple] = []
     for book in books:
         for _ in range(rng.choice([0, 1, 1, 2, 2, 3, 4]) if book[0] > 5 else 1):
             copies.append((len(copies) + 1, book[0], skewed_choice(rng, range(1, 7), 0.6),

@@ -109,7 +109,8 @@ def populate(conn: sqlite3.Connection, rng: random.Random) -> None:
         people.append((pid, f"{first} {last}", maybe(rng, rng.randint(1930, 2005), 0.1),
                        maybe(rng, skewed_choice(rng, _COUNTRIES, 1.0), 0.1)))
     insert_rows(conn, "people", people)
-    cast, directing = [], []
+    cast: list[tuple] = []
+    directing: list[tuple] = []
     for movie in movies:
         actors = rng.sample(range(1, 221), k=rng.randint(3, 7))  # 221..250 only direct
         for order, person in enumerate(sorted(actors, key=lambda p: (p % 13, p)), start=1):
@@ -132,10 +133,10 @@ def populate(conn: sqlite3.Connection, rng: random.Random) -> None:
     rated = [m[0] for m in movies if m[0] % 17 != 0]  # some films nobody rated
     for _ in range(2600):
         user = skewed_choice(rng, users, 0.5)
-        movie = skewed_choice(rng, rated, 0.3)
-        score = max(1, min(10, round(rng.gauss(quality[movie], 1.5))))
+        movie_id = skewed_choice(rng, rated, 0.3)
+        score = max(1, min(10, round(rng.gauss(quality[movie_id], 1.5))))
         when = random_date(rng, date.fromisoformat(user[3]))
-        ratings.setdefault((user[0], movie), (user[0], movie, score, iso_date(when)))
+        ratings.setdefault((user[0], movie_id), (user[0], movie_id, score, iso_date(when)))
     insert_rows(conn, "ratings", [ratings[k] for k in sorted(ratings)])
 
 

@@ -94,7 +94,7 @@ def populate(conn: sqlite3.Connection, rng: random.Random) -> None:
                          (tid - 1) % 8 + 1,
                          iso_date(random_date(rng, date(1995, 1, 1), date(2023, 8, 1)))))
     insert_rows(conn, "teachers", teachers)
-    courses = []
+    courses: list[tuple] = []
     for d, (_, _, titles) in enumerate(_DEPARTMENTS):
         staff = [t_[0] for t_ in teachers if t_[4] == d + 1]
         for k, title in enumerate(titles):
@@ -105,7 +105,7 @@ def populate(conn: sqlite3.Connection, rng: random.Random) -> None:
             courses.append((len(courses) + 1, f"{prefix}{100 + 10 * k + d}", title, d + 1,
                             rng.choice([2, 3, 3, 4, 4, 5, 6]), teacher))
     insert_rows(conn, "courses", courses)
-    rooms = []
+    rooms: list[tuple] = []
     for _, building, _ in _DEPARTMENTS:
         for k in range(rng.randint(1, 3)):
             rooms.append((len(rooms) + 1, building, f"{k + 1}{rng.randint(0, 2)}{k + 1}",

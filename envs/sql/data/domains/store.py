@@ -120,7 +120,7 @@ def populate(conn: sqlite3.Connection, rng: random.Random) -> None:
             for i, (name, country) in enumerate(_SUPPLIERS)
         ],
     )
-    products = []
+    products: list[tuple] = []
     leaves = [i for i, c in enumerate(_CATEGORIES) if c[2]]
     names: set[str] = set()
     while len(products) < 90:
