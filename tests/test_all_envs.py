@@ -45,7 +45,10 @@ def test_seeded_rollout_is_deterministic(env_id):
         obs, info = env.reset(seed=123)
         texts = [obs["text"], info.get("task_id")]
         for action in ["hello", '<tool_call>{"name": "nothing", "arguments": {}}</tool_call>']:
-            texts.append(env.step(action)[0]["text"])
+            obs, reward, terminated, truncated, _ = env.step(action)
+            texts += [obs["text"], reward]
+            if terminated or truncated:
+                break
         env.close()
         return texts
 
