@@ -75,6 +75,9 @@ def pg_cluster() -> Iterator[PgCluster]:
         except KeyError:
             shutil.rmtree(root)
             pytest.skip("running as root but there is no 'postgres' user to run the server")
+        if shutil.which("runuser") is None:
+            shutil.rmtree(root)
+            pytest.skip("running as root but 'runuser' is missing to start the server as postgres")
         os.chown(root, owner.pw_uid, owner.pw_gid)
         prefix = ["runuser", "-u", "postgres", "--"]
     data = os.path.join(root, "data")
