@@ -19,6 +19,16 @@ def agentgym_register_envs(register: EnvRegistrar) -> None:
         description="Text-to-SQL over bundled SQLite databases; Spider test-suite execution match.",
     )
     register(
+        "sql/spider-lite-easy-v0",
+        "agentgym.envs.sql.env:SQLEnv",
+        kwargs={"difficulty": "easy", "single_value_only": True},
+        family="sql",
+        aliases=("sql-easy",),
+        max_turns=6,
+        tasks="agentgym.envs.sql.env:load_tasks",
+        description="Single-table SQL questions with one-value answers, for small models.",
+    )
+    register(
         "code/py-functions-v0",
         "agentgym.envs.code.env:CodeEnv",
         family="code",

@@ -87,6 +87,8 @@ class SQLEnv(TaskToolEnv):
         timeout_s: float = 5.0,
         max_rows_shown: int = 20,
         show_schema: bool = True,
+        backend: str | None = None,
+        dsn: str | None = None,
     ) -> None:
         """Pick the split, the engine and optional filters.
 
@@ -101,7 +103,11 @@ class SQLEnv(TaskToolEnv):
             timeout_s: wall-clock limit per query.
             max_rows_shown: rows of a result shown to the model.
             show_schema: include the ``CREATE TABLE`` statements in the first observation.
+            backend: alias of ``engine`` (``make("sql", backend="postgres", dsn=...)``).
+            dsn: alias of ``postgres_conninfo``.
         """
+        engine = backend or engine
+        postgres_conninfo = dsn or postgres_conninfo
         if engine not in ("sqlite", "postgres"):
             raise ValueError(f"engine must be 'sqlite' or 'postgres', not {engine!r}")
         if difficulty not in (None, "easy", "medium", "hard"):

@@ -120,3 +120,21 @@ def test_expert_on_postgres(ro_conninfo: str) -> None:
         _, reward, terminated, _, _ = play(env, env.unwrapped.expert_actions(task))
         assert (reward, terminated) == (1.0, True), task.task_id
     env.close()
+
+
+@pytest.mark.postgres
+def test_backend_and_dsn_aliases(ro_conninfo: str) -> None:
+    env = agentgym.make("sql", split="test", backend="postgres", dsn=ro_conninfo)
+    assert env.unwrapped.engine == "postgres" and env.unwrapped.conninfo == ro_conninfo
+    task = env.unwrapped.task_set[0]
+    env.reset(options={"task_id": task.task_id})
+    _, reward, *_ = play(env, env.unwrapped.expert_actions(task))
+    assert reward == 1.0
+    env.close()
+
+
+def test_easy_variant_registered_for_small_models() -> None:
+    env = agentgym.make("sql-easy", split="train")
+    tasks = list(env.unwrapped.task_set)
+    assert tasks and all(t.data["difficulty"] == "easy" and t.data["single_value"] for t in tasks)
+    env.close()
