@@ -3,12 +3,18 @@
 The rollout engine keeps each episode's exact token ids (token-in, token-out), so nothing is
 re-tokenized here: ``token_ids``, ``loss_mask`` and the behaviour ``logprobs`` are copied as they
 are and shifted by one, because position ``t`` of the model's output predicts token ``t + 1``.
+
+Prompt sharing: the G rollouts of a group start with the same prompt. When consecutive rows
+share their ``prompt_ids``, :func:`collate` records them as a segment, micro-batches never
+straddle a segment, and the update runs the prompt once per micro-batch and only the responses
+per row (:func:`agentgym.trainers.update.forward_logprobs`), which is exact and, for short
+answers, several times cheaper.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import torch
@@ -37,6 +43,10 @@ class TrainBatch:
     """``(B, L-1)`` log-probs before the update, when recomputed (``ppo_epochs > 1``)."""
     ref_logp: Tensor | None = None
     """``(B, L-1)`` reference-model log-probs, when the KL penalty is on."""
+    segments: list[tuple[int, int, int]] = field(default_factory=list)
+    """``(start, end, prompt_len)`` row ranges sharing their first ``prompt_len`` tokens."""
+    prefix_len: int = 0
+    """In a micro-batch: length of the prompt every row shares (0 = none)."""
 
     def __len__(self) -> int:
         return int(self.input_ids.shape[0])
@@ -46,12 +56,14 @@ class TrainBatch:
         """Generated (trained-on) tokens in the batch."""
         return int(self.mask.sum().item())
 
-    def select(self, rows: slice) -> TrainBatch:
+    def select(self, rows: slice, prefix_len: int = 0) -> TrainBatch:
         """The rows ``rows``, trimmed to their longest sequence."""
         length = int(self.attention_mask[rows].sum(-1).max().item()) if len(self) else 1
-        out: dict[str, Any] = {}
+        out: dict[str, Any] = {"segments": [], "prefix_len": prefix_len}
         for f in fields(self):
             value = getattr(self, f.name)
+            if f.name in out:
+                continue
             if value is None:
                 out[f.name] = None
             elif value.dim() == 1:
@@ -63,14 +75,19 @@ class TrainBatch:
         return TrainBatch(**out)
 
     def micro_batches(self, size: int) -> Iterator[TrainBatch]:
-        """Consecutive micro-batches of at most ``size`` rows."""
-        for start in range(0, len(self), max(size, 1)):
-            yield self.select(slice(start, start + size))
+        """Consecutive micro-batches of at most ``size`` rows, within prompt-sharing segments."""
+        size = max(size, 1)
+        spans = self.segments or [(0, len(self), 0)]
+        for start, end, prefix in spans:
+            for lo in range(start, end, size):
+                hi = min(lo + size, end)
+                yield self.select(slice(lo, hi), prefix if hi - lo > 1 else 0)
 
     def to(self, device: torch.device | str) -> TrainBatch:
         """A copy with every tensor on ``device``."""
         moved = {f.name: getattr(self, f.name) for f in fields(self)}
-        return replace(self, **{k: v.to(device) for k, v in moved.items() if v is not None})
+        return replace(self, **{k: v.to(device) for k, v in moved.items()
+                                if isinstance(v, Tensor)})
 
 
 def collate(
@@ -80,6 +97,7 @@ def collate(
     pad_id: int,
     loss_agg: str,
     max_length: int | None = None,
+    share_prompt: bool = False,
 ) -> TrainBatch:
     """Stack trajectories (``token_ids``, ``loss_mask``, ``logprobs``) into a batch."""
     if len(trajectories) != advantages.shape[0]:
@@ -107,7 +125,27 @@ def collate(
         behav_logp=behav * mask,
         advantages=advantages.to(torch.float32),
         weights=aggregation_weights(mask, loss_agg, max_length),
+        segments=prompt_segments(trajectories) if share_prompt else [],
     )
+
+
+def prompt_segments(trajectories: Sequence[Any]) -> list[tuple[int, int, int]]:
+    """Maximal runs of consecutive trajectories with the same ``prompt_ids`` (and a response)."""
+    segments: list[tuple[int, int, int]] = []
+    start = 0
+    for i in range(1, len(trajectories) + 1):
+        head = list(getattr(trajectories[start], "prompt_ids", []) or [])
+        same = i < len(trajectories) and list(
+            getattr(trajectories[i], "prompt_ids", []) or []) == head
+        if same:
+            continue
+        usable = bool(head) and all(
+            len(t.token_ids) > len(head) and list(t.token_ids[: len(head)]) == head
+            for t in trajectories[start:i]
+        )
+        segments.append((start, i, len(head) if usable else 0))
+        start = i
+    return segments
 
 
 def empty_batch(pad_id: int) -> TrainBatch:

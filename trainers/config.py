@@ -137,6 +137,8 @@ class TrainConfig:
     """Gradient clipping norm; 0 = no clipping."""
     micro_batch_size: int = 16
     """Trajectories per forward/backward pass; gradients accumulate over the whole batch."""
+    share_prompt: bool = True
+    """Run each group's common prompt once per micro-batch in the update (exact, cheaper)."""
 
     # -- evaluation, checkpoints, logging -----------------------------------------------------
     eval_every: int = 10

@@ -168,19 +168,21 @@ class GRPOTrainer:
         return [g for g in groups if g[0].group_id in keep]
 
     def prepare(self, groups: list[list[Trajectory]]) -> tuple[Any, list[Trajectory]]:
-        """Rewards -> advantages -> a padded :class:`TrainBatch` (longest sequences first)."""
+        """Rewards -> advantages -> a padded :class:`TrainBatch` (group by group)."""
         cfg = self.cfg
-        trajs = [t for g in groups for t in g if not t.aborted and t.num_generated_tokens > 0]
+        trajs = [t for g in groups
+                 for t in sorted(g, key=lambda t: -len(t.token_ids))  # groups stay contiguous
+                 if not t.aborted and t.num_generated_tokens > 0]
         if not trajs:
             return empty_batch(self.pad_id), []
-        trajs.sort(key=lambda t: -len(t.token_ids))
         rewards = torch.tensor([t.reward for t in trajs], dtype=torch.float32)  # (N,)
         lengths = torch.tensor([t.num_generated_tokens for t in trajs])  # (N,)
         buffer = cfg.overlong_buffer if cfg.overlong_buffer >= 0 else max(1, self.max_response // 5)
         shaped = rewards + overlong_penalty(lengths, self.max_response, buffer)
         adv = self.adv_fn(shaped, [t.group_id for t in trajs], eps=cfg.adv_eps)  # (N,)
         batch = collate(trajs, adv, pad_id=self.pad_id, loss_agg=cfg.loss_agg,
-                        max_length=cfg.loss_max_length or self.max_response)
+                        max_length=cfg.loss_max_length or self.max_response,
+                        share_prompt=cfg.share_prompt and not cfg.gradient_checkpointing)
         return batch, trajs
 
     def step(self) -> dict[str, float]:

@@ -40,26 +40,53 @@ def _logits(model: Any, mb: TrainBatch, keep: int) -> Tensor:
     return out.logits[:, -keep:]
 
 
+def _shared_prompt_logits(model: Any, mb: TrainBatch) -> Tensor | None:
+    """Logits of positions ``P-1 .. L-2`` with the shared prompt run once; ``(B, L-P, V)``.
+
+    The prompt (``P`` tokens, the same in every row) goes through the model once with a KV cache;
+    the cache is repeated for the ``B`` rows and the responses run on top of it. Gradients flow
+    through the cache into the prompt's computation, so this equals the full forward. Returns
+    None when the model's cache cannot be repeated (then the caller runs full rows).
+    """
+    p, (b, length) = mb.prefix_len, mb.input_ids.shape
+    base = getattr(model, "module", model)  # the prompt pass bypasses DDP's forward hooks
+    head = base(input_ids=mb.input_ids[:1, :p], use_cache=True, logits_to_keep=1)
+    cache = head.past_key_values
+    if cache is None or not hasattr(cache, "batch_repeat_interleave"):
+        return None
+    cache.batch_repeat_interleave(b)
+    positions = torch.arange(p, length, device=mb.input_ids.device).expand(b, -1)  # (B, L-P)
+    tail = model(input_ids=mb.input_ids[:, p:], attention_mask=mb.attention_mask,
+                 position_ids=positions, past_key_values=cache, use_cache=True)
+    first = head.logits[:, -1:].expand(b, -1, -1)  # (B, 1, V): predicts token P
+    return torch.cat([first, tail.logits[:, :-1]], dim=1)  # (B, L-P, V)
+
+
 def forward_logprobs(
     model: Any, mb: TrainBatch, temperature: float, with_entropy: bool = False
 ) -> tuple[Tensor, Tensor | None]:
     """Log-probs ``(B, L-1)`` of each target token, and optionally the entropy ``(B, L-1)``.
 
     Only positions from the first trained token on go through the LM head (the prompt's logits
-    are never needed); earlier positions read 0. Logits are divided by the sampling temperature,
-    matching the behaviour log-probs the rollout policy records (``log_softmax(logits / T)``).
+    are never needed); earlier positions read 0. A micro-batch whose rows share a prompt
+    (``mb.prefix_len``) runs it once. Logits are divided by the sampling temperature, matching
+    the behaviour log-probs the rollout policy records (``log_softmax(logits / T)``).
     """
-    start = first_trained_position(mb.mask)
-    keep = mb.input_ids.shape[1] - start
-    logits = _logits(model, mb, keep)  # (B, keep, V): positions start .. L-1
+    logits = _shared_prompt_logits(model, mb) if mb.prefix_len > 0 else None
+    if logits is not None:
+        start = mb.prefix_len - 1
+        logits = torch.cat([logits, logits[:, -1:]], dim=1)  # (B, L-start, V), last one unused
+    else:
+        start = first_trained_position(mb.mask)
+        logits = _logits(model, mb, mb.input_ids.shape[1] - start)  # (B, L-start, V)
     if temperature > 0 and temperature != 1.0:
         logits = logits / temperature
-    logp = token_logprobs(logits, mb.input_ids[:, start:])  # (B, keep-1)
+    logp = token_logprobs(logits, mb.input_ids[:, start:])  # (B, L-start-1)
     logp = torch.nn.functional.pad(logp, (start, 0))  # (B, L-1)
     entropy = None
     if with_entropy:
         with torch.no_grad():
-            entropy = entropy_from_logits(logits[:, :-1])  # (B, keep-1)
+            entropy = entropy_from_logits(logits[:, :-1])  # (B, L-start-1)
             entropy = torch.nn.functional.pad(entropy, (start, 0))  # (B, L-1)
     return logp, entropy
 

@@ -70,3 +70,38 @@ def test_task_sampler_epochs_and_cursor():
     assert shard(["a", "b", "c", "d", "e"], 1, 2) == ["b", "d"]
     with pytest.raises(ValueError):
         TaskSampler([])
+
+
+def test_shared_prompt_forward_equals_full_rows():
+    from agentgym.trainers.tiny import tiny_llama
+
+    model, _ = tiny_llama()
+    p = [5, 6, 7, 8]
+    trajs = [
+        SimpleNamespace(prompt_ids=p, token_ids=p + [1, 2, 3], loss_mask=[0] * 4 + [1] * 3,
+                        logprobs=[0.0] * 7),
+        SimpleNamespace(prompt_ids=p, token_ids=p + [9], loss_mask=[0] * 4 + [1],
+                        logprobs=[0.0] * 5),
+        SimpleNamespace(prompt_ids=p, token_ids=p + [4, 4, 10, 11, 12],
+                        loss_mask=[0] * 4 + [1, 1, 0, 0, 1], logprobs=[0.0] * 9),
+        SimpleNamespace(prompt_ids=[1, 2], token_ids=[1, 2, 3], loss_mask=[0, 0, 1],
+                        logprobs=[0.0] * 3),
+    ]
+    adv = torch.tensor([1.0, -1.0, 0.5, 0.2])
+
+    def run(share):
+        model.zero_grad()
+        b = collate(trajs, adv, pad_id=258, loss_agg="token_mean", share_prompt=share)
+        total, prefixes = 0.0, []
+        for mb in b.micro_batches(8):
+            logp, _ = forward_logprobs(model, mb, 0.7)
+            loss = (logp * mb.weights).sum()
+            loss.backward()
+            total += loss.item()
+            prefixes.append(mb.prefix_len)
+        return total, torch.cat([q.grad.flatten() for q in model.parameters()]), prefixes
+
+    full, shared = run(False), run(True)
+    assert shared[2] == [4, 0] and full[2] == [0]
+    assert shared[0] == pytest.approx(full[0], abs=1e-5)
+    assert torch.allclose(shared[1], full[1], atol=1e-5)
