@@ -86,11 +86,8 @@ class GRPOTrainer:
         np.random.seed(cfg.seed)
         torch.manual_seed(cfg.seed)
         spec = agentgym.spec(cfg.env)
-        tasks = spec.load_tasks()
-        if tasks is None:
-            raise ConfigError(f"env {cfg.env!r} has no task set; the trainer needs task splits")
-        self.sampler = TaskSampler(tasks.split(cfg.train_split).ids(), seed=cfg.seed)
-        eval_ids = tasks.split(cfg.eval_split).ids()[: cfg.eval_tasks or None]
+        self.sampler = TaskSampler(self._task_ids(cfg.train_split), seed=cfg.seed)
+        eval_ids = self._task_ids(cfg.eval_split)[: cfg.eval_tasks or None]
         self.eval_ids = shard(eval_ids, self.dist.rank, self.dist.world_size)
         self.max_turns = cfg.resolved_max_turns(spec.max_turns)
         self.max_response = cfg.max_new_tokens * self.max_turns
@@ -116,6 +113,21 @@ class GRPOTrainer:
         if main:
             save_config(cfg, Path(cfg.output_dir) / "config.yaml")
 
+    def _task_ids(self, split: str) -> list[str]:
+        """Ids of ``split`` as the env sees them (``env_kwargs`` may filter tasks)."""
+        cfg = self.cfg
+        env = agentgym.make(cfg.env, **{**cfg.env_kwargs, "split": split})
+        try:
+            task_set = getattr(env.unwrapped, "task_set", None)
+            if task_set is not None:
+                return list(task_set.ids())
+        finally:
+            env.close()
+        tasks = agentgym.spec(cfg.env).load_tasks()
+        if tasks is None:
+            raise ConfigError(f"env {cfg.env!r} has no task set; the trainer needs task splits")
+        return tasks.split(split).ids()
+
     def _make_policy(self) -> tuple[Any, Any]:
         cfg = self.cfg
         if not cfg.policy:
@@ -125,13 +137,15 @@ class GRPOTrainer:
             return policy, None
         from agentgym.policies import load_policy
 
-        from .weight_sync import DiskReloadSync
+        from .weight_sync import WeightSync
 
-        if not cfg.weight_sync_url:
-            logger.warning("policy %r gets no weight updates (no weight_sync_url)", cfg.policy)
-            return load_policy(cfg.policy), None
+        policy = load_policy(cfg.policy)
+        if getattr(policy, "tokenizer", None) is None:
+            raise ConfigError(
+                f"policy {cfg.policy!r} has no tokenizer, so its trajectories lack exact token "
+                "ids; train with the in-process hf or vllm policy")
         folder = cfg.weight_sync_dir or str(Path(cfg.output_dir) / "weights")
-        return load_policy(cfg.policy), DiskReloadSync(cfg.weight_sync_url, folder)
+        return policy, WeightSync(policy, folder, cfg.weight_sync_url)
 
     # -- one step ------------------------------------------------------------------------------
 

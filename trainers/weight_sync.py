@@ -1,21 +1,23 @@
 """Pushing new weights to the rollout policy after each update.
 
-In-process (the default, ``policy: ""``): the ``hf`` policy shares the trained module, so nothing
-is copied; the optimizer step runs inside :meth:`HFPolicy.updating_weights`, which pauses
-decoding and bumps the policy version that the rollout engine records per token.
+In-process ``hf`` policy (the default, ``policy: ""``): the policy shares the trained module, so
+nothing is copied; the optimizer step runs inside :meth:`HFPolicy.updating_weights`, which
+pauses decoding and bumps the policy version that the rollout engine records per token.
 
-Inference server (``policy: openai:http://host:8000/v1?model=...`` with ``weight_sync_url``):
-documented and untested here (no GPU). After each step rank 0 saves the weights with
-``save_pretrained`` into ``weight_sync_dir`` and POSTs to ``weight_sync_url``:
+Other policies (documented, untested here: no GPU). The trainer needs exact token ids, so the
+rollout policy must have a tokenizer: in-process vLLM (``policy: vllm:<folder>``) does. After each
+step rank 0 saves the weights (LoRA merged into a copy) with ``save_pretrained`` into
+``weight_sync_dir`` and then either
 
-- vLLM (``vllm serve`` started with ``VLLM_SERVER_DEV_MODE=1``, serving ``weight_sync_dir``):
-  ``weight_sync_url: http://host:8000/collective_rpc`` sends ``{"method": "reload_weights"}``,
-  which re-reads the weights from the served folder;
-- SGLang: ``weight_sync_url: http://host:30000/update_weights_from_disk`` sends
-  ``{"model_path": "<weight_sync_dir>"}``.
+- calls ``policy.reload_weights(folder)`` when the policy has that method (an in-process vLLM
+  engine re-reads the folder: ``engine.collective_rpc("reload_weights")``), or
+- POSTs to ``weight_sync_url`` for an inference server: vLLM started with
+  ``VLLM_SERVER_DEV_MODE=1`` and serving ``weight_sync_dir`` takes
+  ``http://host:8000/collective_rpc`` with ``{"method": "reload_weights"}``; SGLang takes
+  ``http://host:30000/update_weights_from_disk`` with ``{"model_path": "<weight_sync_dir>"}``.
 
-The server's next requests then use the new weights; the trainer increments the policy version
-it expects, and the truncated importance weights (``tis_cap``) correct the remaining mismatch.
+Then the policy version is bumped; the truncated importance weights (``tis_cap``) correct the
+remaining generator/trainer mismatch.
 """
 
 from __future__ import annotations
@@ -30,12 +32,13 @@ from agentgym import PolicyError
 logger = logging.getLogger(__name__)
 
 
-class DiskReloadSync:
-    """Save weights to a folder and ask an inference server to reload them over HTTP."""
+class WeightSync:
+    """Save weights to a folder and make the rollout policy load them."""
 
-    def __init__(self, url: str, folder: str | Path, timeout_s: float = 600.0) -> None:
-        self.url = url
+    def __init__(self, policy: Any, folder: str | Path, url: str = "", timeout_s: float = 600.0):
+        self.policy = policy
         self.folder = Path(folder)
+        self.url = url
         self.timeout_s = timeout_s
 
     def body(self) -> dict[str, Any]:
@@ -44,23 +47,38 @@ class DiskReloadSync:
             return {"method": "reload_weights"}
         return {"model_path": str(self.folder)}
 
-    def push(self, model: Any, tokenizer: Any = None) -> None:
-        """Write the weights (merged when LoRA) and trigger the server's reload."""
-        import httpx
-
+    def save(self, model: Any, tokenizer: Any = None) -> None:
+        """Write the weights (LoRA merged into a copy, the trained adapters untouched)."""
         self.folder.mkdir(parents=True, exist_ok=True)
-        if hasattr(model, "merge_and_unload"):  # LoRA: merge into a copy, keep training adapters
+        if hasattr(model, "merge_and_unload"):
             model = copy.deepcopy(model).merge_and_unload()
-        to_save = model
-        to_save.save_pretrained(self.folder)
+        model.save_pretrained(self.folder)
         if tokenizer is not None and hasattr(tokenizer, "save_pretrained"):
             tokenizer.save_pretrained(self.folder)
-        try:
-            response = httpx.post(self.url, json=self.body(), timeout=self.timeout_s)
-            response.raise_for_status()
-        except httpx.HTTPError as e:
-            raise PolicyError(f"weight reload at {self.url} failed: {e}") from e
-        logger.info("weights pushed to %s via %s", self.folder, self.url)
+
+    def push(self, model: Any, tokenizer: Any = None) -> None:
+        """Save, trigger the reload, bump the policy version."""
+        self.save(model, tokenizer)
+        reload = getattr(self.policy, "reload_weights", None)
+        if callable(reload):
+            reload(str(self.folder))
+        elif self.url:
+            import httpx
+
+            try:
+                response = httpx.post(self.url, json=self.body(), timeout=self.timeout_s)
+                response.raise_for_status()
+            except httpx.HTTPError as e:
+                raise PolicyError(f"weight reload at {self.url} failed: {e}") from e
+        else:
+            raise PolicyError("the policy has no reload_weights() and weight_sync_url is empty")
+        setter = getattr(self.policy, "set_version", None)
+        version = getattr(self.policy, "version", 0) + 1
+        if callable(setter):
+            setter(version)
+        else:
+            self.policy.version = version
+        logger.info("weights pushed to the policy from %s", self.folder)
 
 
-__all__ = ["DiskReloadSync"]
+__all__ = ["WeightSync"]
