@@ -214,25 +214,42 @@ def train_cmd(
         help="key=value overrides, e.g. steps=5 lr=3e-6 lora=true.")] = None,
     resume: Annotated[bool, typer.Option(help="Continue from the newest checkpoint.")] = False,
 ) -> None:
-    """Train a policy with the GRPO family (torchrun for several processes): `train CONFIG k=v`."""
-    import logging
+    """Train a policy: `train CONFIG [key=value ...]` (under torchrun for several processes).
 
+    The config's ``algorithm`` names a trainer registered through ``agentgym_register_trainers``;
+    its ``run`` entry point (``run="pkg.mod:function"``) gets the config path and overrides.
+    """
+    import logging
+    from pathlib import Path
+
+    import yaml
     from rich.logging import RichHandler
 
-    from .trainers import load_config, train
+    from .plugins import get_registry
+    from .registrars import load_entry_point
 
     logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s",
                         handlers=[RichHandler(console=err_console, show_path=False)])
-    extra = ["resume=true"] if resume else []
-    cfg = run_guarded(load_config, config, [*(overrides or []), *extra])
-    result = run_guarded(train, cfg)
-    table = Table(title=f"{cfg.algorithm} on {cfg.env}: held-out {cfg.eval_split} split")
+    args = [*(overrides or []), *(["resume=true"] if resume else [])]
+    try:
+        data = yaml.safe_load(Path(config).read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError) as e:
+        _fail(f"cannot read config {config}: {e}")
+    chosen = [a.split("=", 1)[1] for a in args if a.startswith("algorithm=")]
+    algorithm = chosen[-1] if chosen else str(data.get("algorithm", "grpo"))
+    entry = run_guarded(get_registry("trainers").get, algorithm)
+    if "run" not in entry.extra:
+        _fail(f"trainer {algorithm!r} ({entry.plugin}) registers no run entry point")
+    result = run_guarded(load_entry_point(entry.extra["run"]), config, args)
+    table = Table(title=f"{algorithm}: held-out evaluation")
     for col in ("metric", "before", "after"):
         table.add_column(col)
-    for key in sorted(set(result.baseline) | set(result.final)):
+    baseline, final = getattr(result, "baseline", {}), getattr(result, "final", {})
+    for key in sorted(set(baseline) | set(final)):
         if key.startswith(("success", "reward")):
-            before, after = result.baseline.get(key), result.final.get(key)
+            before, after = baseline.get(key), final.get(key)
             table.add_row(key, "-" if before is None else f"{before:.3f}",
                           "-" if after is None else f"{after:.3f}")
     console.print(table)
-    console.print(f"run folder: {result.output_dir}  report: {result.report_png or '-'}")
+    console.print(f"run folder: {getattr(result, 'output_dir', '-')}  "
+                  f"report: {getattr(result, 'report_png', None) or '-'}")

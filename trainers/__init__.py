@@ -7,48 +7,51 @@
 Losses and advantage estimators are small pure functions in :mod:`.losses` and
 :mod:`.advantages`; the trainer, checkpointing, logging and data-parallel helpers live in their
 own modules. Everything is registered through the same plugin hooks a third party uses
-(:mod:`.plugin`).
+(:mod:`.plugin`). Names are imported on first use, so loading the plugin costs no torch import.
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
-from .advantages import dr_grpo_advantages, grpo_advantages, informative_groups, overlong_penalty
-from .config import TrainConfig, load_config, parse_overrides
-from .losses import aggregation_weights, gspo_loss, k3_kl, ppo_clip_loss, tis_weights
+_LAZY = {
+    "GRPOTrainer": "grpo",
+    "TrainConfig": "config",
+    "TrainResult": "grpo",
+    "aggregation_weights": "losses",
+    "dr_grpo_advantages": "advantages",
+    "grpo_advantages": "advantages",
+    "gspo_loss": "losses",
+    "informative_groups": "advantages",
+    "k3_kl": "losses",
+    "load_config": "config",
+    "overlong_penalty": "advantages",
+    "parse_overrides": "config",
+    "ppo_clip_loss": "losses",
+    "tis_weights": "losses",
+}
 
 
-def train(cfg: TrainConfig, **kwargs: Any) -> Any:
-    """Run the trainer registered as ``cfg.algorithm`` and return its result."""
+def train(cfg: Any, **kwargs: Any) -> Any:
+    """Run the trainer registered as ``cfg.algorithm`` on a :class:`TrainConfig`."""
     from agentgym import get_registry
 
     trainer_cls = get_registry("trainers").load(cfg.algorithm)
     return trainer_cls(cfg, **kwargs).train()
 
 
-def __getattr__(name: str) -> Any:
-    if name in ("GRPOTrainer", "TrainResult"):  # lazy: importing the trainer pulls in the engine
-        from . import grpo
+def run_config(config: str | None, overrides: list[str] | None = None) -> Any:
+    """Load a YAML config with ``key=value`` overrides and train (``agentgym train``'s runner)."""
+    from .config import load_config
 
-        return getattr(grpo, name)
+    return train(load_config(config, overrides))
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = [
-    "GRPOTrainer",
-    "TrainConfig",
-    "TrainResult",
-    "aggregation_weights",
-    "dr_grpo_advantages",
-    "grpo_advantages",
-    "gspo_loss",
-    "informative_groups",
-    "k3_kl",
-    "load_config",
-    "overlong_penalty",
-    "parse_overrides",
-    "ppo_clip_loss",
-    "tis_weights",
-    "train",
-]
+__all__ = sorted([*_LAZY, "run_config", "train"])

@@ -9,11 +9,12 @@ A third-party plugin adds its own the same way::
 
     @hookimpl
     def agentgym_register_trainers(register):
-        register("my_grpo", "agentgym.trainers.grpo:GRPOTrainer", preset={"loss": "my_loss"})
+        register("my_grpo", "agentgym.trainers.grpo:GRPOTrainer", preset={"loss": "my_loss"},
+                 run="agentgym.trainers:run_config")
 
 A loss has the signature of :class:`agentgym.trainers.losses.PolicyLossFn`; an advantage
 estimator that of :class:`agentgym.trainers.advantages.AdvantageFn`. A trainer's ``preset`` holds
-config values applied before the YAML file.
+config values applied before the YAML file; its ``run`` is what ``agentgym train`` calls.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from typing import Any
 from agentgym import hookimpl
 
 TRAINER = "agentgym.trainers.grpo:GRPOTrainer"
+RUN = "agentgym.trainers:run_config"
+"""What ``agentgym train`` calls: ``run(config_path, overrides) -> TrainResult``."""
 
 PRESETS: dict[str, dict[str, Any]] = {
     "grpo": {
@@ -57,7 +60,7 @@ DESCRIPTIONS = {
 def agentgym_register_trainers(register: Any) -> None:
     """Register the GRPO-family trainer under grpo, dr_grpo, dapo and gspo."""
     for name, values in PRESETS.items():
-        register(name, TRAINER, description=DESCRIPTIONS[name], preset=values)
+        register(name, TRAINER, description=DESCRIPTIONS[name], preset=values, run=RUN)
 
 
 @hookimpl
