@@ -87,7 +87,7 @@ class SandboxLimits:
         return replace(self, **changes)
 
 
-class RunStatus(str, enum.Enum):
+class RunStatus(enum.StrEnum):
     """How a run ended, most specific cause first."""
 
     OK = "ok"
@@ -100,9 +100,6 @@ class RunStatus(str, enum.Enum):
     """Ran out of memory (killed by the OOM killer or failed to allocate)."""
     SANDBOX_ERROR = "sandbox_error"
     """The sandbox itself failed; the code's own outcome is unknown."""
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @dataclass
@@ -197,15 +194,17 @@ def normalize_files(files: dict[str, bytes | str]) -> dict[str, bytes]:
 class Sandbox(ABC):
     """A place to run untrusted commands. Subclasses implement :meth:`_run` and may extend close.
 
-    Use it as a context manager (sync or async) so it is always closed. A sandbox runs one
-    command at a time per instance; open one sandbox per concurrent worker (the Docker backend
-    shares a pool between instances).
+    Use it as a context manager (sync or async) so it is always closed. Runs may be issued from
+    several threads at once (the async twins do): each run is independent, and the Docker
+    backend takes one pooled container per concurrent run.
     """
 
     name: str = "base"
     """Backend name, as registered."""
     python: str = "python3"
     """Python interpreter used by :meth:`run_python`."""
+    supports_network: bool = False
+    """Whether ``SandboxLimits(network=True)`` can be honoured; the built-in backends cannot."""
 
     def __init__(self, limits: SandboxLimits | None = None) -> None:
         self.limits = limits or SandboxLimits()
@@ -242,7 +241,7 @@ class Sandbox(ABC):
         if not command or not all(isinstance(a, str) for a in command):
             raise ValueError("command must be a non-empty list of strings")
         limits = limits or self.limits
-        if limits.network:
+        if limits.network and not self.supports_network:
             raise ValueError(f"the {self.name} sandbox has no network; network=True is refused")
         merged = {**self._session_files, **normalize_files(files or {})}
         wanted = [check_relative(p) for p in (fetch or [])]

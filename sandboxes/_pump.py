@@ -50,7 +50,7 @@ class PumpResult:
 
 
 def pump(
-    stdin_fd: int | None,
+    stdin_fd: int,
     stdout_fd: int,
     stderr_fd: int,
     data: bytes,
@@ -58,53 +58,64 @@ def pump(
     cap: int,
     deadline: float,
 ) -> PumpResult:
-    """Write ``data`` to ``stdin_fd`` (then close it) while reading both outputs until EOF.
+    """Write ``data`` to ``stdin_fd`` while reading both outputs until EOF or ``deadline``.
 
-    Stops early when ``time.monotonic()`` passes ``deadline``. All fds are made non-blocking;
-    the caller closes ``stdout_fd`` and ``stderr_fd``. A child that exits without reading its
-    stdin is fine: the write fails with EPIPE and is abandoned.
+    Takes ownership of ``stdin_fd`` and closes it exactly once (when ``data`` is written, the
+    child stops reading, or on return); the caller closes ``stdout_fd`` and ``stderr_fd``. A
+    child that exits without reading its stdin is fine: the write fails with EPIPE.
     """
     out, err = CappedBuffer(cap), CappedBuffer(cap)
     sinks = {stdout_fd: out, stderr_fd: err}
     view = memoryview(data)
-    with selectors.DefaultSelector() as sel:
-        for fd in sinks:
-            os.set_blocking(fd, False)
-            sel.register(fd, selectors.EVENT_READ)
-        if stdin_fd is not None:
+    stdin_open = True
+
+    def close_stdin() -> None:
+        nonlocal stdin_open
+        if stdin_open:
+            stdin_open = False
+            os.close(stdin_fd)
+
+    try:
+        with selectors.DefaultSelector() as sel:
+            for fd in sinks:
+                os.set_blocking(fd, False)
+                sel.register(fd, selectors.EVENT_READ)
             if view:
                 os.set_blocking(stdin_fd, False)
                 sel.register(stdin_fd, selectors.EVENT_WRITE)
             else:
-                os.close(stdin_fd)
-        while sel.get_map():
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                for key in list(sel.get_map().values()):
+                close_stdin()
+            while sel.get_map():
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return PumpResult(out, err, deadline_hit=True)
+                for key, _ in sel.select(timeout=remaining):
                     if key.fd == stdin_fd:
-                        os.close(stdin_fd)
-                    sel.unregister(key.fd)
-                return PumpResult(out, err, deadline_hit=True)
-            for key, _ in sel.select(timeout=remaining):
-                if key.fd == stdin_fd:
+                        view = _write_some(stdin_fd, view)
+                        if not view:
+                            sel.unregister(stdin_fd)
+                            close_stdin()
+                        continue
                     try:
-                        view = view[os.write(stdin_fd, view[:CHUNK]) :]
+                        chunk = os.read(key.fd, CHUNK)
                     except BlockingIOError:
                         continue
-                    except OSError as e:
-                        if e.errno not in (errno.EPIPE, errno.EBADF):
-                            raise
-                        view = view[:0]
-                    if not view:
-                        sel.unregister(stdin_fd)
-                        os.close(stdin_fd)
-                    continue
-                try:
-                    chunk = os.read(key.fd, CHUNK)
-                except BlockingIOError:
-                    continue
-                if chunk:
-                    sinks[key.fd].feed(chunk)
-                else:
-                    sel.unregister(key.fd)
-    return PumpResult(out, err, deadline_hit=False)
+                    if chunk:
+                        sinks[key.fd].feed(chunk)
+                    else:
+                        sel.unregister(key.fd)
+        return PumpResult(out, err, deadline_hit=False)
+    finally:
+        close_stdin()
+
+
+def _write_some(fd: int, view: memoryview) -> memoryview:
+    """Write what the pipe takes; an empty view once done or the reader is gone."""
+    try:
+        return view[os.write(fd, view[:CHUNK]) :]
+    except BlockingIOError:
+        return view
+    except OSError as e:
+        if e.errno != errno.EPIPE:
+            raise
+        return view[:0]

@@ -24,9 +24,9 @@ import select
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
-from typing import IO, cast
 
 from agentgym.sandbox import RunResult, RunStatus, Sandbox, SandboxLimits, SandboxUnavailable
 
@@ -88,6 +88,23 @@ def bubblewrap_available() -> bool:
     return bool(bwrap) and not _bwrap_works(bwrap)
 
 
+def find_python() -> tuple[str, list[str]]:
+    """The interpreter for :meth:`run_python` and the extra binds it needs.
+
+    Debian's ``/usr/bin/python3`` when present (covered by the ``/usr`` bind); otherwise this
+    process's base interpreter (a pyenv or custom build), bound read-only at the same path. As
+    root the sandbox runs as uid 65534, which must be able to reach that path (``/root`` is
+    usually closed to it).
+    """
+    if Path("/usr/bin/python3").exists():
+        return "/usr/bin/python3", []
+    base = Path(sys.base_prefix).resolve()
+    exe = base / "bin" / f"python{sys.version_info.major}.{sys.version_info.minor}"
+    if not exe.exists():
+        raise SandboxUnavailable("bubblewrap backend: no python3 (apt install python3)")
+    return str(exe), ["--ro-bind", str(base), str(base)]
+
+
 class BubblewrapSandbox(Sandbox):
     """Runs each command in a fresh bubblewrap namespace sandbox (see the module docstring).
 
@@ -95,7 +112,6 @@ class BubblewrapSandbox(Sandbox):
     """
 
     name = "bubblewrap"
-    python = "/usr/bin/python3"
 
     def __init__(
         self, limits: SandboxLimits | None = None, *, use_cgroup: bool | None = None
@@ -107,8 +123,7 @@ class BubblewrapSandbox(Sandbox):
         problem = _bwrap_works(bwrap)
         if problem:
             raise SandboxUnavailable(f"bwrap cannot create a sandbox here: {problem}")
-        if not Path(self.python).exists():
-            raise SandboxUnavailable(f"bubblewrap backend: no {self.python} (apt install python3)")
+        self.python, self._extra_binds = find_python()
         self._bwrap = bwrap
         self._as_root = os.geteuid() == 0
         self._use_cgroup = self._as_root if use_cgroup is None else use_cgroup
@@ -119,7 +134,8 @@ class BubblewrapSandbox(Sandbox):
         disk = str(limits.disk_mb * 1024 * 1024)
         args = [self._bwrap, "--unshare-all", "--unshare-user", "--disable-userns"]
         args += ["--die-with-parent", "--new-session", "--uid", str(NOBODY), "--gid", str(NOBODY)]
-        args += ["--hostname", "sandbox", *_root_args(), "--proc", "/proc", "--dev", "/dev"]
+        args += ["--hostname", "sandbox", *_root_args(), *self._extra_binds]
+        args += ["--proc", "/proc", "--dev", "/dev"]
         args += ["--size", disk, "--tmpfs", "/tmp", "--size", disk, "--tmpfs", "/work"]
         args += ["--remount-ro", "/"]
         args += ["--chdir", "/work", "--clearenv"]
@@ -174,27 +190,34 @@ class BubblewrapSandbox(Sandbox):
         # bash, not dash: the side fd may be >= 10, which dash cannot redirect.
         args += ["--", "/bin/bash", "-c", script, "sandbox", *command]
         drop = self._as_root
+        # Every pipe end is a plain fd owned here and closed exactly once: runs happen on
+        # several threads, and a double close would close another run's reused fd number.
+        in_r, in_w = os.pipe()
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        child_ends = [in_r, out_w, err_w, info_w, block_r, -1 if seccomp is None else seccomp]
         start = time.monotonic()
         deadline = start + limits.timeout_s + GRACE_S
         try:
             proc = subprocess.Popen(
-                args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                args, stdin=in_r, stdout=out_w, stderr=err_w,
                 pass_fds=keep, start_new_session=True, env={"PATH": ENV["PATH"]},
                 user=NOBODY if drop else None, group=NOBODY if drop else None,
                 extra_groups=[] if drop else None,
             )  # fmt: skip
         except OSError as e:
-            return RunResult(status=RunStatus.SANDBOX_ERROR, error=f"cannot start bwrap: {e}")
-        finally:
-            for fd in (info_w, block_r, -1 if seccomp is None else seccomp):
+            for fd in (in_w, out_r, err_r, info_r, block_w):
                 if fd >= 0:
                     os.close(fd)
-        stdin, stdout, stderr = (cast(IO[bytes], s) for s in (proc.stdin, proc.stdout, proc.stderr))
-        if cgroup is not None:
-            self._enter_cgroup(proc, cgroup, info_r, block_w, deadline)
+            return RunResult(status=RunStatus.SANDBOX_ERROR, error=f"cannot start bwrap: {e}")
+        finally:
+            for fd in child_ends:
+                if fd >= 0:
+                    os.close(fd)
         try:
-            got = pump(stdin.fileno(), stdout.fileno(), stderr.fileno(), data,
-                       cap=limits.output_bytes, deadline=deadline)  # fmt: skip
+            if cgroup is not None:
+                self._enter_cgroup(cgroup, info_r, block_w, deadline)
+            got = pump(in_w, out_r, err_r, data, cap=limits.output_bytes, deadline=deadline)
             if got.deadline_hit:
                 self._kill(proc, cgroup)
             try:
@@ -204,11 +227,8 @@ class BubblewrapSandbox(Sandbox):
                 self._kill(proc, cgroup)
                 proc.wait()
         finally:
-            for stream in (stdin, stdout, stderr):
-                try:
-                    stream.close()
-                except OSError:
-                    pass
+            os.close(out_r)
+            os.close(err_r)
         duration = time.monotonic() - start
         rc = proc.returncode if proc.returncode >= 0 else 128 - proc.returncode
         side_data = os.pread(side, limits.disk_mb * 1024 * 1024 + 1_048_576, 0)
@@ -227,9 +247,7 @@ class BubblewrapSandbox(Sandbox):
         )  # fmt: skip
 
     @staticmethod
-    def _enter_cgroup(
-        proc: subprocess.Popen[bytes], cgroup: RunCgroup, info_r: int, block_w: int, deadline: float
-    ) -> None:
+    def _enter_cgroup(cgroup: RunCgroup, info_r: int, block_w: int, deadline: float) -> None:
         """Move bwrap's sandbox child into the run cgroup before it starts the program."""
         raw = b""
         try:
