@@ -6,7 +6,11 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-MAPPED = {"envs": "agentgym/envs", "sandboxes": "agentgym/sandboxes", "trainers": "agentgym/trainers"}
+MAPPED = {
+    "envs": "agentgym/envs",
+    "sandboxes": "agentgym/sandboxes",
+    "trainers": "agentgym/trainers",
+}
 
 
 def test_wheel_contains_data_files(tmp_path):
