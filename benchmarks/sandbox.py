@@ -2,8 +2,9 @@
 
 Two workloads: a trivial snippet (``print(1)``) and a task-like test run (a small function and
 eight asserts, as the code env's hidden tests run). For each backend it reports p50/p95 latency
-of sequential runs, sequential runs/s, and runs/s with ``--concurrency`` workers. The last line
-is ``warm_vs_cold_latency_ratio=<cold p50 / warm p50>`` for the trivial snippet.
+of sequential runs, sequential runs/s, and runs/s with ``--concurrency`` workers. Ratio lines
+follow (``A_vs_B = p50 of B / p50 of A``); the last is ``warm_vs_cold_latency_ratio=<cold p50 /
+warm p50>`` for the trivial snippet.
 
 Usage::
 
@@ -164,8 +165,8 @@ def _report(console: Console, rows: list[Row], workers: int) -> None:
         if bwrap:
             lines.append(f"bubblewrap_{tag}p50_ms={bwrap.p50_ms:.1f}")
             lines.append(f"bubblewrap_{tag}runs_per_s={bwrap.conc_runs_per_s:.1f}")
-        if warm and bwrap:
-            lines.append(f"warm_vs_bubblewrap_{tag}latency_ratio={warm.p50_ms / bwrap.p50_ms:.2f}")
+        if warm and bwrap:  # like warm_vs_cold: how many times faster the first one is
+            lines.append(f"bubblewrap_vs_warm_{tag}latency_ratio={warm.p50_ms / bwrap.p50_ms:.2f}")
         if warm and cold:
             lines.append(f"warm_vs_cold_{tag}latency_ratio={cold.p50_ms / warm.p50_ms:.1f}")
     for line in lines:

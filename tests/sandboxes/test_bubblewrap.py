@@ -110,3 +110,15 @@ def test_unavailable_without_bwrap(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(SandboxUnavailable, match="bwrap"):
         BubblewrapSandbox()
     assert not bubblewrap.bubblewrap_available()
+
+
+def test_many_concurrent_runs_stay_independent(bubblewrap_sandbox: BubblewrapSandbox) -> None:
+    """Regression: runs on several threads once shared (and double-closed) fd numbers."""
+
+    def one(i: int) -> str:
+        result = bubblewrap_sandbox.run_python("import sys; print(sys.stdin.read())", stdin=str(i))
+        return result.stdout if result.ok else result.summary() + result.error
+
+    with ThreadPoolExecutor(4) as pool:
+        outputs = list(pool.map(one, range(40)))
+    assert outputs == [f"{i}\n" for i in range(40)]
