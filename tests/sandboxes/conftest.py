@@ -1,23 +1,21 @@
 """Fixtures for the sandbox suites: one sandbox per backend, Docker engine and image set up once.
 
 ``sandbox`` is parametrized over the backends: bubblewrap always, Docker under the ``docker``
-marker. The Docker fixture starts an engine with ``scripts/start_dockerd.sh`` and builds the
-image with ``scripts/build_sandbox_image.sh``; it skips only when no ``dockerd`` binary exists.
+marker. ``docker_engine`` (from :mod:`agentgym.sandboxes.testing`) starts an engine with
+``scripts/start_dockerd.sh`` and builds the image with ``scripts/build_sandbox_image.sh``; it
+skips only when Docker is not installed.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from agentgym.sandbox import Sandbox, SandboxLimits
+from agentgym.sandboxes.testing import docker_engine  # noqa: F401  (a fixture)
 
-REPO = Path(__file__).resolve().parents[2]
 CANARY_ENV = "AGENTGYM_SANDBOX_CANARY_SECRET"
 CANARY_SECRET = "canary-7f3a9c-do-not-leak"
 
@@ -36,19 +34,6 @@ def canary_env() -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def docker_engine() -> None:
-    """Start dockerd and build the sandbox image (idempotent); skip if Docker is not installed."""
-    if shutil.which("dockerd") is None and shutil.which("docker") is None:
-        pytest.skip("no dockerd binary: install docker.io to run the Docker sandbox tests")
-    for script, limit in (("start_dockerd.sh", 120), ("build_sandbox_image.sh", 900)):
-        done = subprocess.run(
-            [str(REPO / "scripts" / script)], capture_output=True, text=True, timeout=limit
-        )
-        if done.returncode != 0:
-            pytest.fail(f"scripts/{script} failed:\n{done.stdout}\n{done.stderr}")
-
-
-@pytest.fixture(scope="session")
 def bubblewrap_sandbox() -> Iterator[Sandbox]:
     """One bubblewrap sandbox for the session."""
     from agentgym.sandboxes.bubblewrap import BubblewrapSandbox
@@ -58,7 +43,7 @@ def bubblewrap_sandbox() -> Iterator[Sandbox]:
 
 
 @pytest.fixture(scope="session")
-def docker_sandbox(docker_engine: None) -> Iterator[Sandbox]:
+def docker_sandbox(request: pytest.FixtureRequest) -> Iterator[Sandbox]:
     """One warm-pool Docker sandbox whose pool holds exactly one container.
 
     With one container every run reuses it, so the suites check that a run after a hostile one
@@ -66,6 +51,8 @@ def docker_sandbox(docker_engine: None) -> Iterator[Sandbox]:
     """
     from agentgym.sandboxes import shutdown_pools
     from agentgym.sandboxes.docker import DockerSandbox
+
+    request.getfixturevalue("docker_engine")
 
     with DockerSandbox(pool_size=1, max_pool_size=1) as sandbox:
         yield sandbox
