@@ -56,8 +56,14 @@ class HFPolicy(Policy):
         max_batch_size: int = 16,
         batch_wait_ms: float = 5.0,
         timeout_s: float = 600.0,
+        num_threads: int | None = None,
     ) -> None:
         super().__init__()
+        if num_threads is not None:
+            import torch
+
+            # intra-op threads are process-wide; on a shared CPU, 1 thread avoids spin contention
+            torch.set_num_threads(num_threads)
         if isinstance(model, str):
             from ..models import load_model_and_tokenizer
 
@@ -94,7 +100,7 @@ class HFPolicy(Policy):
 
     @classmethod
     def from_spec(cls, arg: str | None = None, **options: Any) -> HFPolicy:
-        """``hf:NAME_OR_PATH?device=cpu&max_batch_size=16&batch_wait_ms=5``."""
+        """``hf:NAME_OR_PATH?device=cpu&max_batch_size=16&batch_wait_ms=5&num_threads=1``."""
         return cls(arg or "smollm2-135m", **options)
 
     # -- weights -------------------------------------------------------------------------------

@@ -117,6 +117,7 @@ class Engine:
         pending = enumerate(requests)
         out: asyncio.Queue[tuple[int, Trajectory] | None] = asyncio.Queue()
         t0, busy0 = time.monotonic(), self._tracker.total()
+        req0 = self._tracker.total_requests()
         replaced0 = self.pool.stats.discarded
 
         async def lane() -> None:
@@ -139,6 +140,7 @@ class Engine:
             await asyncio.gather(*lanes, watcher, return_exceptions=True)
             self.stats.wall_s += time.monotonic() - t0
             self.stats.policy_busy_s += self._tracker.total() - busy0
+            self.stats.policy_request_s += self._tracker.total_requests() - req0
             self.stats.env_replacements += self.pool.stats.discarded - replaced0
 
     async def astream(

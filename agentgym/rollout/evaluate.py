@@ -131,7 +131,11 @@ async def arun_eval(
         if store is not None:
             store.close()
     wall = time.monotonic() - t0
-    trajs = list(TrajectoryStore(store.root, resume=True)) if store is not None else fresh
+    if store is not None:
+        with TrajectoryStore(store.root, resume=True) as reopened:
+            trajs = list(reopened)
+    else:
+        trajs = fresh
     wanted = {(r.task_id, r.sample_idx) for r in requests}
     trajs = [t for t in trajs if (t.task_id, t.sample_idx) in wanted]
     metrics = summarize(trajs, config.k)

@@ -46,6 +46,7 @@ class LockstepEngine(Engine):
     ) -> list[Trajectory]:
         """Run ``requests`` wave by wave; results in request order."""
         t0, busy0 = time.monotonic(), self._tracker.total()
+        req0 = self._tracker.total_requests()
         replaced0 = self.pool.stats.discarded
         out: list[Trajectory] = []
         try:
@@ -58,6 +59,7 @@ class LockstepEngine(Engine):
         finally:
             self.stats.wall_s += time.monotonic() - t0
             self.stats.policy_busy_s += self._tracker.total() - busy0
+            self.stats.policy_request_s += self._tracker.total_requests() - req0
             self.stats.env_replacements += self.pool.stats.discarded - replaced0
         return out
 

@@ -112,11 +112,15 @@ def ray_worker_factory(
     fields.pop("kwargs")  # make() below passes the spec's kwargs merged with env_kwargs
     merged = {**spec(env_id).kwargs, **env_kwargs}
 
+    actor_cls: Any = None
+
     async def factory() -> EnvWorker:
+        nonlocal actor_cls
         ray = _ray()
         if not ray.is_initialized():
             await asyncio.to_thread(ray.init, ignore_reinit_error=True)
-        actor_cls = ray.remote(num_cpus=num_cpus_per_env)(EnvActor)
+        if actor_cls is None:
+            actor_cls = ray.remote(num_cpus=num_cpus_per_env)(EnvActor)
         actor = actor_cls.remote(dict(fields), merged)
         instructions, tools = await actor.meta.remote()
         return RayEnvWorker(actor, fields["id"], instructions, tools)

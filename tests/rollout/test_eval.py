@@ -36,7 +36,8 @@ def test_eval_resume_skips_stored_episodes(counter_env: str, tmp_path: Path) -> 
     results = run_eval(EvalConfig(counter_env, out=out, n=6, resume=True), policy=second)
     assert {c["messages"][1]["content"] for c in second.calls} == {"task t4", "task t5"}
     assert results["metrics"]["episodes"] == 6
-    assert len(TrajectoryStore(Path(out) / "trajectories")) == 6
+    with TrajectoryStore(Path(out) / "trajectories") as store:
+        assert len(store) == 6
 
 
 def test_cli_eval_scripted_and_random(tmp_path: Path) -> None:
