@@ -32,6 +32,16 @@ from .errors import (
 from .hookspecs import hookimpl
 from .plugins import PluginWarning, get_plugin_manager, get_registry, register_plugin
 from .registry import EnvSpec, all_specs, list_envs, make, register, spec
+from .sandbox import (
+    RunResult,
+    Sandbox,
+    SandboxClosed,
+    SandboxError,
+    SandboxLimits,
+    SandboxRunError,
+    SandboxTimeout,
+    SandboxUnavailable,
+)
 from .taskenv import TaskToolEnv
 from .tasks import Task, TaskSet
 from .toolcalls import ToolCall, ToolResult, parse_tool_calls
@@ -56,6 +66,14 @@ __all__ = [
     "PolicyError",
     "RegistryError",
     "ResetNeeded",
+    "RunResult",
+    "Sandbox",
+    "SandboxClosed",
+    "SandboxError",
+    "SandboxLimits",
+    "SandboxRunError",
+    "SandboxTimeout",
+    "SandboxUnavailable",
     "SplitLeakError",
     "StepResult",
     "Task",

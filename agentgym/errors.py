@@ -20,9 +20,12 @@ Every error derives from :class:`AgentGymError`, so ``except AgentGymError`` cat
     │   ├── ResetNeeded
     │   └── InvalidAction
     ├── PolicyError
-    └── ConfigError
-
-Sandboxes add ``SandboxError`` (in :mod:`agentgym.sandbox`) under the same root.
+    ├── ConfigError
+    └── SandboxError                (defined in agentgym.sandbox)
+        ├── SandboxUnavailable
+        ├── SandboxClosed
+        └── SandboxRunError
+            └── SandboxTimeout
 Errors about a model's action (bad tool call, unknown tool, wrong argument) are turned into error
 observations by the env; they only escape when the caller uses the tool API directly.
 """

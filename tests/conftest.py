@@ -6,6 +6,8 @@ import pytest
 
 from agentgym.plugins import reset_plugins
 
+pytest_plugins = ["agentgym.sandboxes.testing"]
+
 
 @pytest.fixture
 def fresh_plugins(monkeypatch: pytest.MonkeyPatch):
