@@ -15,8 +15,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from agentgym import Task, TaskSet, TaskToolEnv, ToolCall, get_registry, parse_tool_calls
+from agentgym import Task, TaskSet, TaskToolEnv, ToolCall, parse_tool_calls
 from agentgym.sandbox import Sandbox, SandboxLimits
+from agentgym.sandboxes import open_sandbox
 
 from .harness import TestReport, harness_files, parse_report
 
@@ -55,16 +56,6 @@ def split_tests(source: str) -> list[str]:
         else:
             tests.append(line)
     return tests
-
-
-def open_sandbox(backend: str) -> Sandbox:
-    """Open a sandbox by registered backend name, or the best available one for ``"auto"``."""
-    registry = get_registry("sandboxes")
-    if backend != "auto":
-        return registry.load(backend)()  # type: ignore[no-any-return]
-    from agentgym.sandboxes import open_sandbox as open_builtin
-
-    return open_builtin("auto")
 
 
 class CodeEnv(TaskToolEnv):
