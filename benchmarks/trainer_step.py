@@ -10,8 +10,9 @@ AdamW step. Prompts are the arith env's train tasks in the order agentgym's samp
 given to TRL as the same chat messages (system instructions + task) with shuffling off.
 Both use ``beta=0``, lr 1e-5, ``torch.set_num_threads(--threads)``.
 
-Prints per trainer the median step time, generated tokens/s and trained tokens/s; the last line
-is ``trainer_vs_trl_step_time_ratio=<agentgym median / TRL median>`` (lower is better).
+Prints per trainer the median step time and generated tokens/s, and the ratio of the fastest
+steps (the least disturbed by other processes on a shared CPU); the last line is
+``trainer_vs_trl_step_time_ratio=<agentgym median / TRL median>`` (lower is better).
 """
 
 from __future__ import annotations
@@ -115,7 +116,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--prompts", type=int, default=4)
     p.add_argument("--generations", type=int, default=8)
-    p.add_argument("--steps", type=int, default=3)
+    p.add_argument("--steps", type=int, default=5)
     p.add_argument("--tokens", type=int, default=12)
     p.add_argument("--threads", type=int, default=2)
     args = p.parse_args()
@@ -126,7 +127,6 @@ def main() -> None:
         theirs, trl_generated = trl_steps(args, task_ids, f"{tmp}/trl")
     ours_med, trl_med = statistics.median(ours), statistics.median(theirs)
     gen = statistics.mean(m["response_tokens"] * m["episodes"] for m in metrics)
-    trained = statistics.mean(m["train_tokens"] for m in metrics)
     trl_gen = statistics.mean(trl_generated) if trl_generated else float("nan")
     w = sys.stdout.write
     w(f"batch: {args.prompts} prompts x {args.generations} generations, <= {args.tokens} new "
@@ -134,9 +134,10 @@ def main() -> None:
     w(f"agentgym: step {ours_med:.2f} s (all: {', '.join(f'{t:.2f}' for t in ours)}), "
       f"rollout {statistics.median(m['rollout_s'] for m in metrics):.2f} s, "
       f"update {statistics.median(m['update_s'] for m in metrics):.2f} s, "
-      f"generated {gen / ours_med:.1f} tok/s, trained {trained / ours_med:.1f} tok/s\n")
+      f"{gen:.0f} generated tokens/step, {gen / ours_med:.1f} tok/s\n")
     w(f"trl:      step {trl_med:.2f} s (all: {', '.join(f'{t:.2f}' for t in theirs)}), "
-      f"generated {trl_gen / trl_med:.1f} tok/s\n")
+      f"{trl_gen:.0f} generated tokens/step, {trl_gen / trl_med:.1f} tok/s\n")
+    w(f"fastest step ratio (least disturbed by other load): {min(ours) / min(theirs):.3f}\n")
     w(f"trainer_vs_trl_step_time_ratio={ours_med / trl_med:.3f}\n")
 
 
