@@ -46,7 +46,9 @@ class TrainBatch:
     segments: list[tuple[int, int, int]] = field(default_factory=list)
     """``(start, end, prompt_len)`` row ranges sharing their first ``prompt_len`` tokens."""
     prefix_len: int = 0
-    """In a micro-batch: length of the prompt every row shares (0 = none)."""
+    """In a micro-batch: length of the prompts its rows start with (0 = no sharing)."""
+    prefix_index: list[int] = field(default_factory=list)
+    """In a micro-batch: for each row, which of its distinct prompts it starts with (0..k-1)."""
 
     def __len__(self) -> int:
         return int(self.input_ids.shape[0])
@@ -56,10 +58,13 @@ class TrainBatch:
         """Generated (trained-on) tokens in the batch."""
         return int(self.mask.sum().item())
 
-    def select(self, rows: slice, prefix_len: int = 0) -> TrainBatch:
+    def select(
+        self, rows: slice, prefix_len: int = 0, prefix_index: list[int] | None = None
+    ) -> TrainBatch:
         """The rows ``rows``, trimmed to their longest sequence."""
         length = int(self.attention_mask[rows].sum(-1).max().item()) if len(self) else 1
-        out: dict[str, Any] = {"segments": [], "prefix_len": prefix_len}
+        out: dict[str, Any] = {"segments": [], "prefix_len": prefix_len,
+                               "prefix_index": list(prefix_index or [])}
         for f in fields(self):
             value = getattr(self, f.name)
             if f.name in out:
@@ -75,13 +80,28 @@ class TrainBatch:
         return TrainBatch(**out)
 
     def micro_batches(self, size: int) -> Iterator[TrainBatch]:
-        """Consecutive micro-batches of at most ``size`` rows, within prompt-sharing segments."""
+        """Consecutive micro-batches of at most ``size`` rows.
+
+        With prompt segments, a micro-batch holds whole segments (or a piece of one) whose
+        prompts have the same length, so the prompts run as one ``(k, P)`` pass.
+        """
         size = max(size, 1)
-        spans = self.segments or [(0, len(self), 0)]
-        for start, end, prefix in spans:
-            for lo in range(start, end, size):
-                hi = min(lo + size, end)
-                yield self.select(slice(lo, hi), prefix if hi - lo > 1 else 0)
+        if not self.segments:
+            for lo in range(0, len(self), size):
+                yield self.select(slice(lo, lo + size))
+            return
+        pieces = [(lo, min(lo + size, end), p) for start, end, p in self.segments
+                  for lo in range(start, end, size)]
+        group: list[tuple[int, int, int]] = []
+        for piece in [*pieces, None]:
+            if group and (piece is None or piece[2] != group[0][2]
+                          or piece[1] - group[0][0] > size or group[0][2] == 0):
+                index = [i for i, (lo, hi, _) in enumerate(group) for _ in range(lo, hi)]
+                shared = group[0][2] if len(index) > 1 else 0  # one row: nothing to share
+                yield self.select(slice(group[0][0], group[-1][1]), shared, index)
+                group = []
+            if piece is not None:
+                group.append(piece)
 
     def to(self, device: torch.device | str) -> TrainBatch:
         """A copy with every tensor on ``device``."""

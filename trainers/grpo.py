@@ -41,7 +41,7 @@ from .progress import RunProgress
 from .rollouts import RolloutResult, Rollouts
 from .state import TrainState, final_report, load_checkpoint, save_checkpoint
 from .tracking import MetricsLogger
-from .update import make_scheduler, policy_update, precompute_logprobs
+from .update import make_optimizer, make_scheduler, policy_update, precompute_logprobs
 
 logger = logging.getLogger(__name__)
 
@@ -101,9 +101,7 @@ class GRPOTrainer:
         self.ref_model = frozen_copy(model) if cfg.kl_coef > 0 and not cfg.lora else None
         self.model = wrap_ddp(model, self.dist, self.device)
         trainable = [p for p in self.model.parameters() if p.requires_grad]
-        self.optimizer = torch.optim.AdamW(
-            trainable, lr=cfg.lr, betas=tuple(cfg.adam_betas), weight_decay=cfg.weight_decay
-        )
+        self.optimizer = make_optimizer(trainable, cfg)
         self.scheduler = make_scheduler(self.optimizer, cfg)
         self.policy, self.sync = self._make_policy()
         self.rollouts = Rollouts(cfg, self.policy, self.max_turns)

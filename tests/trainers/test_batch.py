@@ -102,6 +102,33 @@ def test_shared_prompt_forward_equals_full_rows():
         return total, torch.cat([q.grad.flatten() for q in model.parameters()]), prefixes
 
     full, shared = run(False), run(True)
-    assert shared[2] == [4, 0] and full[2] == [0]
+    assert shared[2] == [4, 0] and full[2] == [0]  # different prompt lengths: two passes
     assert shared[0] == pytest.approx(full[0], abs=1e-5)
     assert torch.allclose(shared[1], full[1], atol=1e-5)
+
+
+def test_micro_batches_pack_segments_with_equal_prompt_lengths():
+    def traj(prompt, n):
+        return SimpleNamespace(prompt_ids=prompt, token_ids=prompt + [1] * n,
+                               loss_mask=[0] * len(prompt) + [1] * n,
+                               logprobs=[0.0] * (len(prompt) + n))
+
+    trajs = [traj([5, 6], 2), traj([5, 6], 3), traj([7, 8], 1), traj([7, 8], 2), traj([7, 8], 2),
+             traj([9], 1), traj([9], 2), traj([3, 3], 4)]
+    b = collate(trajs, torch.zeros(8), pad_id=0, loss_agg="token_mean", share_prompt=True)
+    assert b.segments == [(0, 2, 2), (2, 5, 2), (5, 7, 1), (7, 8, 2)]
+    mbs = list(b.micro_batches(4))
+    assert [(len(m), m.prefix_len, m.prefix_index) for m in mbs] == [
+        (2, 2, [0, 0]), (3, 2, [0, 0, 0]), (2, 1, [0, 0]), (1, 0, [0])]
+    mbs = list(b.micro_batches(8))
+    assert [(len(m), m.prefix_len, m.prefix_index) for m in mbs] == [
+        (5, 2, [0, 0, 1, 1, 1]), (2, 1, [0, 0]), (1, 0, [0])]
+
+    from agentgym.trainers.tiny import tiny_llama
+
+    model, _ = tiny_llama()
+    shared = torch.cat([torch.nn.functional.pad(forward_logprobs(model, m, 1.0)[0],
+                                                (0, 5 - m.mask.shape[1])) for m in mbs])
+    b.segments = []
+    full = forward_logprobs(model, next(b.micro_batches(8)), 1.0)[0]
+    assert torch.allclose(shared * b.mask, full * b.mask, atol=1e-5)
