@@ -61,7 +61,7 @@ def parse_choice(data: dict[str, Any]) -> tuple[str, Any, str, list[int], list[f
         raise PolicyError(f"malformed chat-completions response: {str(data)[:300]}") from e
     content = (choice.get("logprobs") or {}).get("content") or []
     logprobs = [float(c["logprob"]) for c in content] if content else None
-    ids = []
+    ids: list[int] = []
     for c in content:
         token = str(c.get("token", ""))
         if not token.startswith("token_id:"):

@@ -104,7 +104,7 @@ def per_task(trajectories: Iterable[Trajectory]) -> list[dict[str, Any]]:
             "mean_turns": _mean([t.turns for t in v]),
             "aborted": sum(t.aborted for t in v),
         }
-        for task_id, v in by_task.items()
+        for task_id, v in sorted(by_task.items(), key=lambda kv: str(kv[0]))
     ]
 
 

@@ -35,7 +35,8 @@ def _plot(path: Path, results: dict[str, Any], trajs: list[Trajectory]) -> bool:
     bad = [t.turns for t in trajs if not t.success]
     top = max([*ok, *bad, 1])
     ax2.hist([ok, bad], bins=range(0, top + 2), label=["success", "failure"],
-             color=["tab:green", "tab:red"], stacked=True)
+             color=["tab:green", "tab:red"], stacked=True, align="left", rwidth=0.8)
+    ax2.set_xticks(range(0, top + 1))
     ax2.set_xlabel("turns")
     ax2.set_ylabel("episodes")
     ax2.set_title("turns per episode")
