@@ -189,6 +189,7 @@ def make_scheduler(optimizer: torch.optim.Optimizer, cfg: TrainConfig) -> Any:
     warm = cfg.warmup_steps * cfg.ppo_epochs
 
     def factor(i: int) -> float:
+        """Multiplier of the peak learning rate at optimizer step ``i``."""
         if warm and i < warm:
             return (i + 1) / warm
         progress = min(max((i - warm) / max(total - warm, 1), 0.0), 1.0)
