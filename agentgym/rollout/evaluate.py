@@ -18,7 +18,7 @@ from typing import Any
 from ..errors import TaskError
 from ..policies.base import Policy, SamplingParams, derive_seed
 from ..policies.loader import load_policy
-from ..registry import spec
+from ..registry import make, spec
 from .engine import Engine
 from .episode import EpisodeRequest, RolloutConfig
 from .metrics import per_task, summarize
@@ -66,8 +66,22 @@ class EvalConfig:
     """Extra keyword arguments for ``agentgym.make``."""
 
 
-def select_tasks(env_id: str, split: str, n: int | None) -> list[str | None]:
-    """Task ids of ``split`` (the first ``n``); ``[None] * n`` for envs without a task set."""
+def select_tasks(
+    env_id: str, split: str, n: int | None, env_kwargs: dict[str, Any] | None = None
+) -> list[str | None]:
+    """Task ids of ``split`` (the first ``n``); ``[None] * n`` for envs without a task set.
+
+    The ids come from an env instance when it exposes ``task_set`` (a variant may filter the
+    family's tasks, e.g. by difficulty), else from the spec's task loader.
+    """
+    env = make(env_id, **{"split": split, **(env_kwargs or {})})
+    try:
+        own = getattr(env.unwrapped, "task_set", None)
+    finally:
+        env.close()
+    if own is not None:
+        ids = own.ids()
+        return list(ids[:n] if n is not None else ids)
     tasks = spec(env_id).load_tasks()
     if tasks is None:
         if n is None:
@@ -94,7 +108,8 @@ async def arun_eval(
 ) -> dict[str, Any]:
     """Run the evaluation and return the results dict (also written to ``out``)."""
     env_spec = spec(config.env_id)
-    task_ids = select_tasks(config.env_id, config.split, config.n)
+    task_ids = await asyncio.to_thread(
+        select_tasks, config.env_id, config.split, config.n, config.env_kwargs)
     requests = build_requests(task_ids, config.k, config.seed)
     store = TrajectoryStore(Path(config.out) / "trajectories", resume=config.resume) \
         if config.out else None

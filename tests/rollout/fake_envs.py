@@ -56,6 +56,15 @@ class CounterEnv(AgentEnv):
         return obs, reward, done, False, {"task_id": self.task_id, "success": reward >= 1.0}
 
 
+class EvenCounterEnv(CounterEnv):
+    """A variant that keeps only the even tasks of the family (like a difficulty filter)."""
+
+    def __init__(self, split: str = "test") -> None:
+        super().__init__(split)
+        kept = [t for t in counter_tasks().split(split) if int(t.task_id[1:]) % 2 == 0]
+        self.task_set = TaskSet(kept, name="even")
+
+
 class EchoProcessEnv(CounterEnv):
     """Like CounterEnv, but every step round-trips through a ``cat`` subprocess."""
 

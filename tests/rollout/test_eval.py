@@ -40,6 +40,17 @@ def test_eval_resume_skips_stored_episodes(counter_env: str, tmp_path: Path) -> 
         assert len(store) == 6
 
 
+def test_eval_uses_the_variant_tasks_not_the_family_loader(tmp_path: Path) -> None:
+    import agentgym
+
+    from .fake_envs import EvenCounterEnv, counter_tasks
+
+    agentgym.register("testroll/even-v0", EvenCounterEnv, tasks=counter_tasks)
+    results = run_eval(EvalConfig("testroll/even-v0"), policy=FakePolicy(("done",)))
+    assert results["metrics"]["episodes"] == 5 and results["metrics"]["aborted"] == 0
+    assert [r["task_id"] for r in results["per_task"]] == ["t0", "t2", "t4", "t6", "t8"]
+
+
 def test_cli_eval_scripted_and_random(tmp_path: Path) -> None:
     runner = CliRunner()
     out = tmp_path / "scripted"
