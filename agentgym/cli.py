@@ -220,6 +220,7 @@ def train_cmd(
     its ``run`` entry point (``run="pkg.mod:function"``) gets the config path and overrides.
     """
     import logging
+    import os
     from pathlib import Path
 
     import yaml
@@ -241,6 +242,8 @@ def train_cmd(
     if "run" not in entry.extra:
         _fail(f"trainer {algorithm!r} ({entry.plugin}) registers no run entry point")
     result = run_guarded(load_entry_point(entry.extra["run"]), config, args)
+    if os.environ.get("RANK", "0") != "0":  # under torchrun only rank 0 reports
+        return
     table = Table(title=f"{algorithm}: held-out evaluation")
     for col in ("metric", "before", "after"):
         table.add_column(col)
