@@ -25,4 +25,9 @@ def tiny_cfg(tmp_path):
     def make(*overrides: str):
         return load_config(None, [*TINY, f"output_dir={tmp_path / 'run'}", *overrides])
 
-    return make
+    yield make
+    import agentgym
+    from agentgym.plugins import reset_plugins
+
+    reset_plugins()  # drops the test env so other tests see only the real registry
+    agentgym.list_envs()

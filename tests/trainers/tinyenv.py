@@ -48,8 +48,8 @@ class DigitsEnv(AgentEnv):
 
 
 def register() -> None:
-    """Register ``tinytest/digits-v0`` (idempotent)."""
+    """Register ``tinytest/digits-v0`` (idempotent; ``reset_plugins()`` removes it again)."""
     agentgym.register(
         "tinytest/digits-v0", "tinyenv:DigitsEnv", tasks="tinyenv:load_tasks", max_turns=2,
-        family="test",
+        family="test", plugin="tinytest",
     )
