@@ -17,6 +17,7 @@ One step, top to bottom (:meth:`GRPOTrainer.step`):
 from __future__ import annotations
 
 import logging
+import os
 import random
 import time
 from dataclasses import dataclass, field
@@ -78,8 +79,6 @@ class GRPOTrainer:
             raise ConfigError(f"loss_agg must be one of {', '.join(AGGREGATIONS)}")
         if cfg.torch_threads:
             torch.set_num_threads(cfg.torch_threads)
-        import os
-
         self.device = pick_device(cfg.device, int(os.environ.get("LOCAL_RANK", "0")))
         self.dist: DistInfo = init_distributed(self.device)
         random.seed(cfg.seed)

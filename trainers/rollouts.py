@@ -41,6 +41,7 @@ class Rollouts:
 
     def __init__(self, cfg: TrainConfig, policy: Policy, max_turns: int) -> None:
         self.cfg = cfg
+        self.max_turns = max_turns
         sampling = SamplingParams(
             max_tokens=cfg.max_new_tokens, temperature=cfg.temperature, top_p=cfg.top_p
         )
@@ -51,7 +52,7 @@ class Rollouts:
         self.eval_engine = self._engine(policy, cfg.eval_split)
 
     def _engine(self, policy: Policy, split: str) -> Engine:
-        kwargs = {**self.cfg.env_kwargs, "split": split}
+        kwargs = {**self.cfg.env_kwargs, "split": split, "max_turns": self.max_turns}
         return Engine(self.cfg.env, policy, config=self.rollout_config,
                       num_envs=self.cfg.num_envs, env_kwargs=kwargs)
 
