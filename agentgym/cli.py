@@ -142,9 +142,6 @@ def main() -> None:
     app()
 
 
-if __name__ == "__main__":
-    main()
-
 
 @app.command("eval")
 def eval_cmd(
@@ -256,3 +253,7 @@ def train_cmd(
     console.print(table)
     console.print(f"run folder: {getattr(result, 'output_dir', '-')}  "
                   f"report: {getattr(result, 'report_png', None) or '-'}")
+
+
+if __name__ == "__main__":
+    main()

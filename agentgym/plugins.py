@@ -32,6 +32,7 @@ logger = logging.getLogger("agentgym.plugins")
 
 ENTRY_POINT_GROUP = "agentgym"
 REGISTRY_KINDS = ("tools", "sandboxes", "policies", "rewards", "trainers", "losses")
+_SINGULAR = {"policies": "policy", "sandboxes": "sandbox", "losses": "loss"}
 
 
 class PluginWarning(UserWarning):
@@ -99,7 +100,7 @@ def call_each(state: PluginState, hook_name: str, **kwargs: Any) -> list[Any]:
 def _build() -> PluginState:
     manager = pluggy.PluginManager("agentgym")
     manager.add_hookspecs(hookspecs)
-    state = PluginState(manager, {kind: NamedRegistry(kind[:-1]) for kind in REGISTRY_KINDS})
+    state = PluginState(manager, {kind: NamedRegistry(_SINGULAR.get(kind, kind[:-1])) for kind in REGISTRY_KINDS})
     if os.environ.get("AGENTGYM_TRACE_PLUGINS") == "1":
         manager.trace.root.setwriter(logger.debug)
         manager.enable_tracing()

@@ -84,7 +84,7 @@ def test_block_and_allow_lists(fake_plugins, monkeypatch):
     agentgym.plugins.reset_plugins()
     monkeypatch.delenv("AGENTGYM_BLOCK_PLUGINS")
     monkeypatch.setenv("AGENTGYM_LOAD_PLUGINS", "good")
-    assert agentgym.list_envs() == ["fake/hello-v0"]
+    assert [s.id for s in agentgym.all_specs() if s.plugin] == ["fake/hello-v0"]
 
 
 def test_trace_plugins_logs_hook_calls(fake_plugins, monkeypatch, caplog):
