@@ -100,7 +100,8 @@ def call_each(state: PluginState, hook_name: str, **kwargs: Any) -> list[Any]:
 def _build() -> PluginState:
     manager = pluggy.PluginManager("agentgym")
     manager.add_hookspecs(hookspecs)
-    state = PluginState(manager, {kind: NamedRegistry(_SINGULAR.get(kind, kind[:-1])) for kind in REGISTRY_KINDS})
+    registries = {k: NamedRegistry(_SINGULAR.get(k, k[:-1])) for k in REGISTRY_KINDS}
+    state = PluginState(manager, registries)
     if os.environ.get("AGENTGYM_TRACE_PLUGINS") == "1":
         manager.trace.root.setwriter(logger.debug)
         manager.enable_tracing()
