@@ -7,8 +7,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol, runtime_checkable
 
-from .errors import SQLResultTooLargeError, SQLTimeoutError
+from .errors import SQLForbiddenError, SQLResultTooLargeError, SQLTimeoutError
 from .result import QueryResult
+from .statements import Dialect, first_keyword, single_statement
 
 __all__ = ["ExecutionLimits", "SQLExecutor", "build_result", "fetch_capped", "value_size"]
 
@@ -123,3 +124,24 @@ def build_result(
         truncated=truncated,
         elapsed_s=time.monotonic() - started,
     )
+
+
+def read_statement(
+    sql: str, limits: ExecutionLimits, dialect: Dialect, read_keywords: frozenset[str]
+) -> str:
+    """The one statement in ``sql`` if it is short enough and starts with a read keyword.
+
+    Raises :class:`SQLForbiddenError` otherwise; shared by the SQLite and PostgreSQL executors.
+    """
+    if len(sql) > limits.max_sql_chars:
+        raise SQLForbiddenError(
+            f"query is {len(sql)} characters, over the {limits.max_sql_chars} limit"
+        )
+    statement = single_statement(sql, dialect)
+    keyword = first_keyword(statement, dialect)
+    if keyword not in read_keywords:
+        raise SQLForbiddenError(
+            f"{keyword or 'this statement'} is not allowed: the database is read-only, "
+            "use SELECT"
+        )
+    return statement

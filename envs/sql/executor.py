@@ -20,7 +20,7 @@ from typing import Any
 from urllib.parse import quote
 
 from . import sqlite_guard
-from .base import ExecutionLimits, build_result, fetch_capped
+from .base import ExecutionLimits, build_result, fetch_capped, read_statement
 from .errors import (
     SQLDatabaseNotFound,
     SQLError,
@@ -33,7 +33,6 @@ from .errors import (
 )
 from .pool import ConnectionPool
 from .result import QueryResult
-from .statements import first_keyword, single_statement
 
 __all__ = ["SqliteExecutor"]
 
@@ -104,17 +103,7 @@ class SqliteExecutor:
         """
         started = time.monotonic()
         limits = limits or self.limits
-        if len(sql) > limits.max_sql_chars:
-            raise SQLForbiddenError(
-                f"query is {len(sql)} characters, over the {limits.max_sql_chars} limit"
-            )
-        statement = single_statement(sql, "sqlite")
-        keyword = first_keyword(statement, "sqlite")
-        if keyword not in _READ_KEYWORDS:
-            raise SQLForbiddenError(
-                f"{keyword or 'this statement'} is not allowed: the database is read-only, "
-                "use SELECT"
-            )
+        statement = read_statement(sql, limits, "sqlite", _READ_KEYWORDS)
         with self._pool.lease() as (conn, guard):
             guard.deadline = started + limits.timeout_s
             guard.timed_out = False

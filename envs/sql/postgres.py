@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
-from .base import ExecutionLimits, build_result, fetch_capped
+from .base import ExecutionLimits, build_result, fetch_capped, read_statement
 from .errors import (
     SQLError,
     SQLExecutionError,
@@ -32,7 +32,6 @@ from .errors import (
 from .pgload import _psycopg
 from .pool import ConnectionPool
 from .result import QueryResult
-from .statements import first_keyword, single_statement
 
 __all__ = ["PostgresExecutor", "sqlite_like"]
 
@@ -92,17 +91,7 @@ class PostgresExecutor:
         """
         started = time.monotonic()
         limits = limits or self.limits
-        if len(sql) > limits.max_sql_chars:
-            raise SQLForbiddenError(
-                f"query is {len(sql)} characters, over the {limits.max_sql_chars} limit"
-            )
-        statement = single_statement(sql, "postgres")
-        keyword = first_keyword(statement, "postgres")
-        if keyword not in _READ_KEYWORDS:
-            raise SQLForbiddenError(
-                f"{keyword or 'this statement'} is not allowed: the database is read-only, "
-                "use SELECT"
-            )
+        statement = read_statement(sql, limits, "postgres", _READ_KEYWORDS)
         conn = self._pool.acquire()
         deadline = started + limits.timeout_s
         timer = threading.Timer(limits.timeout_s, self._cancel, args=(conn,))
