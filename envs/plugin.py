@@ -55,3 +55,12 @@ def agentgym_register_envs(register: EnvRegistrar) -> None:
         tasks="agentgym.envs.arith.env:load_tasks",
         description="One-digit addition in one turn; the learning demo for SmolLM2-135M.",
     )
+    register(
+        "shop/price-v0",
+        "agentgym.envs.shop.env:ShopEnv",
+        family="tool",
+        aliases=("shop",),
+        max_turns=5,
+        tasks="agentgym.envs.shop.env:load_tasks",
+        description="Look a price up, multiply with a calculator, answer: the multi-turn demo.",
+    )
