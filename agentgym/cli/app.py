@@ -1,0 +1,38 @@
+"""The shared Typer app, the consoles and the one-line error helpers of every command.
+
+A command module imports :data:`app` and decorates its function with ``@app.command()``;
+:mod:`agentgym.cli` imports the command modules so they register.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NoReturn
+
+import typer
+from rich.console import Console
+
+from ..errors import AgentGymError
+
+app = typer.Typer(help="agentgym: envs and tools for training and evaluating LLM agents.",
+                  no_args_is_help=True, add_completion=False)
+console = Console()
+"""Results go to stdout."""
+err_console = Console(stderr=True)
+"""Progress, logs and errors go to stderr."""
+
+
+def fail(message: str, code: int = 1) -> NoReturn:
+    """Print ``error: message`` on stderr and exit with ``code``."""
+    err_console.print(f"[bold red]error:[/] {message}", highlight=False, markup=True)
+    raise typer.Exit(code)
+
+
+def run_guarded(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """Run ``fn``; agentgym errors and bad files become one line on stderr and exit code 1."""
+    try:
+        return fn(*args, **kwargs)
+    except (AgentGymError, OSError, ValueError) as e:
+        fail(str(e))
+
+
+__all__ = ["app", "console", "err_console", "fail", "run_guarded"]
