@@ -151,7 +151,12 @@ def make(id: str, *, max_turns: int | None = None, **kwargs: Any) -> AgentEnv:
     Keyword arguments override the spec's defaults and go to the env's constructor (``split``,
     ``backend``, ``dsn``...). ``max_turns`` (default: the spec's) wraps the env in
     :class:`agentgym.TurnLimit`, which sets ``truncated`` when the limit is reached.
+    ``"remote:http://host:port/ENV"`` connects to a served env (:mod:`agentgym.serve`).
     """
+    if id.startswith("remote:"):
+        from .serve.client import make_remote
+
+        return make_remote(id, max_turns=max_turns, **kwargs)
     env_spec = spec(id)
     factory = (
         load_entry_point(env_spec.entry_point)
