@@ -122,6 +122,33 @@ class TrainConfig:
     ppo_epochs: int = 1
     """Passes over each rollout batch; above 1 the old log-probs are recomputed once first."""
 
+    # -- behaviour cloning and semi-online RL (trainers/bc.py, trainers/semionline.py) ------------
+    expert_data: str = ""
+    """Expert trajectories (store folder or JSONL, agentgym.rollout.experts); empty = record
+    the env's scripted expert on ``train_split`` into ``<output_dir>/experts`` once."""
+    bc_steps: int = 0
+    """Behaviour-cloning steps run first (they count in ``steps``); 0 = no warm-up."""
+    bc_lr: float = 1e-4
+    """Learning rate of the behaviour-cloning steps."""
+    bc_batch_size: int = 16
+    """Expert trajectories per behaviour-cloning step."""
+    patch_threshold: int = 2
+    """Semi-online: patch a mismatched step while error_num < this; 0 = never, -1 = always."""
+    patch_mode: str = "thought_free"
+    """Semi-online patch variant: thought_free, off_policy or on_policy."""
+    semi_gamma: float = 0.5
+    """Semi-online discount of the step returns."""
+    semi_w_episode: float = 1.0
+    """Semi-online weight of the episode-level advantage."""
+    semi_w_step: float = 1.0
+    """Semi-online weight of the step-level advantage."""
+    semi_filter_std: float = 0.3
+    """Semi-online: keep a task only if its step-0 returns' std exceeds this; -1 = keep all."""
+    sop_eval: bool = False
+    """Also report SOP (TSR, PG) on the eval split's expert trajectories at each evaluation."""
+    eval_expert_data: str = ""
+    """Expert trajectories of ``eval_split`` for SOP; empty = record the scripted expert."""
+
     # -- optimisation ---------------------------------------------------------------------------
     lr: float = 1e-5
     """Peak learning rate (AdamW)."""
