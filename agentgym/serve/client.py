@@ -1,0 +1,235 @@
+"""A served env that looks local: :class:`RemoteEnv` and ``make("remote:http://host:port/ENV")``.
+
+:class:`RemoteEnv` is an :class:`~agentgym.AgentEnv` whose episodes run on an
+``agentgym serve ENV --http`` server over one WebSocket session. Tools and instructions come from
+the server's ``/metadata``, task ids from ``/tasks``, so the rollout engine, ``agentgym eval`` and
+the trainer use it like any env. It is async-native; the sync ``reset``/``step`` run it on the
+env's private loop (use one instance either sync or async, as for every env).
+
+Failures never hang: every request is bounded by ``timeout_s``. A connection lost mid-episode
+(server restart, network) raises :class:`RemoteEnvError`, which the engine records as an
+``aborted`` episode with the reason; the next ``reset`` reconnects.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+import pydantic
+
+from ..env import AgentEnv, Observation, StepResult
+from ..errors import EnvError, ResetNeeded, missing_extra
+from ..registry import EnvSpec
+from ..tasks import Task, TaskSet
+from ..tools import Tool, ToolSet
+from .wire import action_to_wire, reset_from_wire, step_from_wire
+
+REMOTE_PREFIX = "remote:"
+
+
+class RemoteEnvError(EnvError):
+    """The env server could not be reached, lost the connection or answered with an error."""
+
+
+@dataclass
+class SchemaTool(Tool):
+    """A tool known only by its JSON Schema (it runs on the server, through ``step``)."""
+
+    schema: dict[str, Any] | None = None
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        """The JSON Schema the server published."""
+        return dict(self.schema or {"type": "object", "properties": {}})
+
+    @classmethod
+    def from_openai(cls, entry: dict[str, Any]) -> SchemaTool:
+        """Build from an OpenAI ``tools`` entry."""
+        fn = entry.get("function", entry)
+        name = str(fn["name"])
+
+        def _remote_only(**_: Any) -> Any:
+            raise EnvError(f"tool {name!r} runs on the env server: call it through step()")
+
+        config = pydantic.ConfigDict(extra="allow")
+        model = pydantic.create_model(f"{name}_arguments", __config__=config)
+        return cls(name, str(fn.get("description", "")), _remote_only, model,
+                   schema=fn.get("parameters"))
+
+
+def _endpoints(url: str) -> tuple[str, str]:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise EnvError(f"remote env URL must look like http://host:port/ENV, got {url!r}")
+    path = parts.path.rstrip("/")
+    http_base = urlunsplit((parts.scheme, parts.netloc, path, "", ""))
+    ws_scheme = "wss" if parts.scheme == "https" else "ws"
+    return http_base, urlunsplit((ws_scheme, parts.netloc, path + "/ws", "", ""))
+
+
+class RemoteEnv(AgentEnv):
+    """An env served by ``agentgym serve ENV --http``, played over a WebSocket session.
+
+    Args:
+        url: The server and env, ``http://host:port`` or ``http://host:port/<env id>``.
+        timeout_s: Longest wait for one reset or step answer.
+        connect_timeout_s: Longest wait to (re)connect.
+    """
+
+    def __init__(self, url: str, *, timeout_s: float = 300.0, connect_timeout_s: float = 10.0):
+        super().__init__()
+        self.url = url
+        self.http_base, self.ws_url = _endpoints(url)
+        self.timeout_s = timeout_s
+        self.connect_timeout_s = connect_timeout_s
+        self._ws: Any = None
+        self._episode_open = False
+        self._pending_seed: int | None = None
+        self.session_id: str | None = None
+        """The server's session id of the current connection."""
+        meta = self._get("/metadata")
+        self.name = str(meta.get("name", ""))
+        self.instructions = str(meta.get("instructions", ""))
+        self.tools = ToolSet(SchemaTool.from_openai(t) for t in meta.get("tools", []))
+        self.max_turns = meta.get("max_turns")
+        self.split = str(meta.get("split") or "")
+        self.agentgym_spec = EnvSpec(
+            id=f"{REMOTE_PREFIX}{url}", entry_point=make_remote, family="remote",
+            description=str(meta.get("description", "")), max_turns=self.max_turns,
+        )
+        tasks = self._get("/tasks")
+        self.task_set = TaskSet(Task(str(t), self.split or "train", "") for t in tasks["task_ids"])
+
+    def _get(self, path: str) -> dict[str, Any]:
+        try:
+            response = httpx.get(self.http_base + path, timeout=self.connect_timeout_s)
+        except httpx.HTTPError as e:
+            raise RemoteEnvError(f"cannot reach env server {self.http_base}: {e}") from e
+        if response.status_code != 200:
+            raise RemoteEnvError(
+                f"env server {self.http_base}{path} answered {response.status_code}: "
+                f"{response.text[:300]}"
+            )
+        return response.json()  # type: ignore[no-any-return]
+
+    # -- connection --------------------------------------------------------------------------
+
+    async def _connect(self) -> Any:
+        try:
+            from websockets.asyncio.client import connect
+        except ImportError as e:
+            raise missing_extra("websockets", "serve") from e
+        try:
+            return await asyncio.wait_for(
+                connect(self.ws_url, max_size=64 * 2**20, open_timeout=self.connect_timeout_s),
+                self.connect_timeout_s,
+            )
+        except Exception as e:  # refused, unreachable, timed out, bad handshake
+            raise RemoteEnvError(f"cannot connect to env server {self.ws_url}: {e}") from e
+
+    async def _drop(self) -> None:
+        ws, self._ws = self._ws, None
+        self._episode_open = False
+        if ws is not None:
+            try:
+                await asyncio.wait_for(ws.close(), 2.0)
+            except Exception:  # the connection is being discarded anyway
+                pass
+
+    async def _request(self, message: dict[str, Any]) -> dict[str, Any]:
+        ws = self._ws
+        try:
+            await asyncio.wait_for(ws.send(json.dumps(message)), self.timeout_s)
+            raw = await asyncio.wait_for(ws.recv(), self.timeout_s)
+        except TimeoutError as e:
+            await self._drop()
+            raise RemoteEnvError(
+                f"env server {self.ws_url} did not answer {message['type']} within "
+                f"{self.timeout_s:g}s; episode aborted"
+            ) from e
+        except Exception as e:  # closed connection (server restart, network): abort the episode
+            await self._drop()
+            raise RemoteEnvError(
+                f"connection to env server {self.ws_url} lost during {message['type']}: "
+                f"{type(e).__name__}: {e}; episode aborted"
+            ) from e
+        reply = json.loads(raw)
+        if reply.get("type") == "error":
+            data = reply.get("data") or {}
+            if data.get("code") in ("SESSION_ERROR", "CAPACITY_REACHED", "FACTORY_ERROR"):
+                await self._drop()
+            raise RemoteEnvError(f"env server: {data.get('message', reply)}")
+        return reply  # type: ignore[no-any-return]
+
+    # -- AgentEnv hooks ----------------------------------------------------------------------
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Observation, dict[str, Any]]:
+        """Start an episode on the server; ``seed`` or ``options={"task_id": ...}`` picks it."""
+        self._pending_seed = seed
+        return super().reset(seed=seed, options=options)
+
+    async def areset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Observation, dict[str, Any]]:
+        """Async twin of :meth:`reset`."""
+        self._pending_seed = seed
+        return await super().areset(seed=seed, options=options)
+
+    async def _areset(self, options: dict[str, Any]) -> tuple[Observation, dict[str, Any]]:
+        data: dict[str, Any] = {"options": {k: v for k, v in options.items() if k != "task_id"}}
+        if "task_id" in options:
+            data["task_id"] = str(options["task_id"])
+        seed, self._pending_seed = self._pending_seed, None
+        if seed is not None:
+            data["seed"] = int(seed)
+        for attempt in (0, 1):
+            if self._ws is None:
+                self._ws = await self._connect()
+            try:
+                reply = await self._request({"type": "reset", "data": data})
+                break
+            except RemoteEnvError:
+                if attempt or self._ws is not None:
+                    raise  # an error answer, or a second lost connection
+        obs, info = reset_from_wire(reply["data"])
+        self.session_id = (reply["data"].get("metadata") or {}).get("session_id")
+        self._episode_open = True
+        return obs, info
+
+    async def _astep(self, action: Any) -> StepResult:
+        if self._ws is None or not self._episode_open:
+            raise ResetNeeded("call reset() before step(); the episode has ended")
+        reply = await self._request({"type": "step", "data": action_to_wire(action)})
+        result = step_from_wire(reply["data"])
+        if result[2] or result[3]:
+            self._episode_open = False
+        return result
+
+    async def _aclose(self) -> None:
+        if self._ws is not None:
+            try:
+                await asyncio.wait_for(self._ws.send(json.dumps({"type": "close"})), 2.0)
+            except Exception:  # closing a dead connection
+                pass
+        await self._drop()
+
+
+def make_remote(target: str, *, max_turns: int | None = None, **kwargs: Any) -> AgentEnv:
+    """``make("remote:URL")``: a :class:`RemoteEnv` (``kwargs`` go to it), turn-limited if asked."""
+    url = target[len(REMOTE_PREFIX):] if target.startswith(REMOTE_PREFIX) else target
+    env: AgentEnv = RemoteEnv(url, **kwargs)
+    if max_turns is not None:
+        from ..wrappers import TurnLimit
+
+        return TurnLimit(env, max_turns=max_turns)  # type: ignore[return-value]
+    return env
+
+
+__all__ = ["REMOTE_PREFIX", "RemoteEnv", "RemoteEnvError", "SchemaTool", "make_remote"]
