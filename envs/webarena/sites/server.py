@@ -1,0 +1,220 @@
+"""Serve the six bundled sites on loopback, one uvicorn server per site in one process.
+
+:func:`ensure_sites` is what envs call: under a file lock it reuses the running server of this
+user (recorded in ``<runtime>/servers.json``) or starts one as a detached subprocess, so every
+worker process and every env shares one set of sites. The server exits by itself after
+``idle_exit_s`` without requests; :func:`stop_sites` stops it at once.
+
+Run it by hand with ``python -m agentgym.envs.webarena.sites.server --runtime DIR``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import fcntl
+import json
+import logging
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from .state import SITES, SessionStore, ensure_templates
+
+logger = logging.getLogger(__name__)
+
+STATE_FILE = "servers.json"
+Scope = MutableMapping[str, Any]
+ASGIApp = Callable[[Scope, Any, Any], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class SiteServer:
+    """A running set of sites: the server's pid and each site's base URL."""
+
+    pid: int
+    urls: dict[str, str]
+    """WebArena site name -> ``http://127.0.0.1:PORT``."""
+    sessions_root: str
+
+    def url(self, site: str) -> str:
+        """Base URL of ``site``."""
+        return self.urls[site]
+
+
+def runtime_dir() -> Path:
+    """``$AGENTGYM_WEBARENA_RUNTIME`` or ``<tmp>/agentgym-webarena-<uid>``."""
+    env = os.environ.get("AGENTGYM_WEBARENA_RUNTIME")
+    return Path(env) if env else Path(tempfile.gettempdir()) / f"agentgym-webarena-{os.getuid()}"
+
+
+def app_for(site: str, store: SessionStore) -> Any:
+    """The Starlette app of ``site``."""
+    from . import forum, gitlab, maps, shopping, shopping_admin, wiki
+
+    makers = {"shopping": shopping.make_app, "shopping_admin": shopping_admin.make_app,
+              "reddit": forum.make_app, "gitlab": gitlab.make_app, "map": maps.make_app,
+              "wikipedia": wiki.make_app}
+    return makers[site](store)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return False
+    return True
+
+
+def _healthy(server: SiteServer, timeout: float = 2.0) -> bool:
+    try:
+        return all(httpx.get(f"{u}/__agentgym__/health", timeout=timeout).status_code == 200
+                   for u in server.urls.values())
+    except httpx.HTTPError:
+        return False
+
+
+def _read_state(folder: Path) -> SiteServer | None:
+    try:
+        data = json.loads((folder / STATE_FILE).read_text())
+        return SiteServer(int(data["pid"]), dict(data["urls"]), str(data["sessions_root"]))
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def ensure_sites(folder: Path | None = None, timeout_s: float = 60.0) -> SiteServer:
+    """The running sites of this user, started (once, under a lock) when none answer."""
+    folder = folder or runtime_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    current = _read_state(folder)
+    if current is not None and _alive(current.pid) and _healthy(current):
+        return current
+    with open(folder / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        current = _read_state(folder)
+        if current is not None and _alive(current.pid) and _healthy(current):
+            return current
+        (folder / STATE_FILE).unlink(missing_ok=True)
+        ensure_templates()
+        log = open(folder / "server.log", "ab")  # noqa: SIM115 - handed to the child
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "agentgym.envs.webarena.sites.server", "--runtime",
+             str(folder)], stdout=log, stderr=log, stdin=subprocess.DEVNULL,
+            start_new_session=True)
+        log.close()
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            state = _read_state(folder)
+            if state is not None and state.pid == proc.pid and _healthy(state):
+                return state
+            if proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        proc.kill()
+        raise RuntimeError(f"the bundled sites did not start; see {folder / 'server.log'}")
+
+
+def stop_sites(folder: Path | None = None) -> bool:
+    """Stop this user's site server; False when none was running."""
+    folder = folder or runtime_dir()
+    state = _read_state(folder)
+    (folder / STATE_FILE).unlink(missing_ok=True)
+    if state is None or not _alive(state.pid):
+        return False
+    os.kill(state.pid, signal.SIGTERM)
+    for _ in range(100):
+        if not _alive(state.pid):
+            break
+        time.sleep(0.05)
+    return True
+
+
+class _Activity:
+    """ASGI wrapper that records the time of the last request."""
+
+    last = time.monotonic()
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+        _Activity.last = time.monotonic()
+        await self.app(scope, receive, send)
+
+
+def _bind(port: int) -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", port))
+    sock.listen(256)
+    return sock
+
+
+async def serve(folder: Path, ports: dict[str, int] | None = None,
+                idle_exit_s: float = 1800.0) -> None:
+    """Run every site until SIGTERM or ``idle_exit_s`` without a request."""
+    import uvicorn
+
+    shm = Path("/dev/shm")
+    base = shm if shm.is_dir() and os.access(shm, os.W_OK) else folder
+    root = Path(tempfile.mkdtemp(prefix=f"agentgym-webarena-{os.getpid()}-", dir=base))
+    store = SessionStore(ensure_templates(), root)
+    servers, urls = [], {}
+    for site in SITES:
+        sock = _bind((ports or {}).get(site, 0))
+        config = uvicorn.Config(_Activity(app_for(site, store)), log_level="warning",
+                                access_log=False, lifespan="off")
+        server = uvicorn.Server(config)
+        servers.append((server, sock))
+        urls[site] = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    tasks = [asyncio.create_task(s.serve(sockets=[sock])) for s, sock in servers]
+    tmp = folder / f".{STATE_FILE}.{os.getpid()}"
+    tmp.write_text(json.dumps({"pid": os.getpid(), "urls": urls, "sessions_root": str(root)}))
+    os.replace(tmp, folder / STATE_FILE)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGTERM, stop.set)
+    loop.add_signal_handler(signal.SIGINT, stop.set)
+    try:
+        while not stop.is_set():
+            try:
+                await asyncio.wait_for(stop.wait(), 30)
+            except TimeoutError:
+                store.collect()
+                if time.monotonic() - _Activity.last > idle_exit_s:
+                    logger.warning("no request for %.0f s; exiting", idle_exit_s)
+                    break
+    finally:
+        for s, _ in servers:
+            s.should_exit = True
+        await asyncio.gather(*tasks, return_exceptions=True)
+        import shutil
+
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Command line: ``--runtime DIR [--port site=PORT ...] [--idle-exit-s S]``."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runtime", type=Path, default=runtime_dir())
+    parser.add_argument("--port", action="append", default=[], help="site=PORT")
+    parser.add_argument("--idle-exit-s", type=float, default=1800.0)
+    args = parser.parse_args(argv)
+    ports = {k: int(v) for k, v in (p.split("=", 1) for p in args.port)}
+    logging.basicConfig(level=logging.WARNING)
+    args.runtime.mkdir(parents=True, exist_ok=True)
+    asyncio.run(serve(args.runtime, ports, args.idle_exit_s))
+
+
+if __name__ == "__main__":
+    main()
