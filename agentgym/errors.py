@@ -21,16 +21,30 @@ Every error derives from :class:`AgentGymError`, so ``except AgentGymError`` cat
     │   └── InvalidAction
     ├── PolicyError
     ├── ConfigError
-    └── SandboxError                (defined in agentgym.sandbox)
+    ├── PoolTimeout                 (also a TimeoutError)
+    ├── InfrastructureError         the infrastructure failed, not the model
+    └── SandboxError
         ├── SandboxUnavailable
         ├── SandboxClosed
         └── SandboxRunError
             └── SandboxTimeout
+
 Errors about a model's action (bad tool call, unknown tool, wrong argument) are turned into error
 observations by the env; they only escape when the caller uses the tool API directly.
+
+:class:`InfrastructureError` is the one rule for failures that are not the model's: a killed
+container, a dead database connection, a crashed browser or X server, a reference answer that
+cannot be computed. Any env (built-in or plugin) raises it (or a subclass, or an error that also
+derives from it) from a tool, ``reset`` or ``step``; :class:`agentgym.TaskToolEnv` retries a tool
+call once when the error says ``retryable=True`` (safe: the call has no effect outside the
+episode), and otherwise ends the episode with ``info["aborted"] = True`` and
+``info["abort_reason"]``. The rollout engine records such an episode as ``aborted`` with that
+reason, never as reward 0 for the policy.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 
 class AgentGymError(Exception):
@@ -101,12 +115,65 @@ class InvalidAction(EnvError):
     """An action is not of a type the env accepts (raised only by strict helpers)."""
 
 
+class InfrastructureError(AgentGymError):
+    """The infrastructure failed (killed container, dead connection, crashed tool server).
+
+    The episode is aborted with this message as its reason and never scored as the model's
+    failure. ``retryable`` says whether repeating the same call is safe and may succeed (a
+    read-only query on a dropped connection, a run in a sandbox whose container died).
+    """
+
+    def __init__(self, message: str, *, retryable: bool = False) -> None:
+        super().__init__(message)
+        self.retryable = retryable
+
+
+def is_infrastructure_error(error: BaseException) -> bool:
+    """Whether ``error`` (or an exception it was raised from) is an :class:`InfrastructureError`."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, InfrastructureError):
+            return True
+        seen.add(id(current))
+        current = current.__cause__
+    return False
+
+
+class PoolTimeout(AgentGymError, TimeoutError):
+    """No env worker became free within the acquire timeout."""
+
+
 class PolicyError(AgentGymError):
     """A policy failed to produce a turn (server error, timeout, bad response)."""
 
 
 class ConfigError(AgentGymError):
     """A configuration file or override is invalid."""
+
+
+class SandboxError(AgentGymError):
+    """Base class of every sandbox error."""
+
+
+class SandboxUnavailable(SandboxError):
+    """The backend cannot run here; the message names what is missing."""
+
+
+class SandboxClosed(SandboxError):
+    """The sandbox was used after :meth:`agentgym.sandbox.Sandbox.close`."""
+
+
+class SandboxRunError(SandboxError):
+    """A run did not succeed; raised only by ``RunResult.check``. ``.result`` holds it."""
+
+    def __init__(self, result: Any) -> None:
+        super().__init__(result.summary())
+        self.result = result
+
+
+class SandboxTimeout(SandboxRunError):
+    """A run hit its time limit; raised only by ``RunResult.check``."""
 
 
 def missing_extra(package: str, extra: str) -> MissingExtra:

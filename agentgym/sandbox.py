@@ -11,7 +11,7 @@ belong to the sandbox session and are copied into the workdir of every later run
 writes is thrown away afterwards, except the paths named in ``fetch``, returned in
 :attr:`RunResult.files`. :meth:`Sandbox.get_file` reads a session file back.
 
-Errors (all under :class:`agentgym.errors.AgentGymError`)::
+Errors (defined in :mod:`agentgym.errors`, re-exported here; all under ``AgentGymError``)::
 
     SandboxError
     ├── SandboxUnavailable      the backend cannot run here (binary, engine or image missing)
@@ -32,33 +32,15 @@ from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from .errors import AgentGymError
+from .errors import (
+    SandboxClosed,
+    SandboxError,
+    SandboxRunError,
+    SandboxTimeout,
+    SandboxUnavailable,
+)
 
 logger = logging.getLogger(__name__)
-
-
-class SandboxError(AgentGymError):
-    """Base class of every sandbox error."""
-
-
-class SandboxUnavailable(SandboxError):
-    """The backend cannot run here; the message names what is missing."""
-
-
-class SandboxClosed(SandboxError):
-    """The sandbox was used after :meth:`Sandbox.close`."""
-
-
-class SandboxRunError(SandboxError):
-    """A run did not succeed; raised only by :meth:`RunResult.check`. ``.result`` holds it."""
-
-    def __init__(self, result: RunResult) -> None:
-        super().__init__(result.summary())
-        self.result = result
-
-
-class SandboxTimeout(SandboxRunError):
-    """A run hit its time limit; raised only by :meth:`RunResult.check`."""
 
 
 @dataclass(frozen=True)
@@ -314,3 +296,18 @@ class Sandbox(ABC):
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
+
+
+__all__ = [
+    "RunResult",
+    "RunStatus",
+    "Sandbox",
+    "SandboxClosed",
+    "SandboxError",
+    "SandboxLimits",
+    "SandboxRunError",
+    "SandboxTimeout",
+    "SandboxUnavailable",
+    "check_relative",
+    "normalize_files",
+]

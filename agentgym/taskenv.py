@@ -5,6 +5,11 @@ and shows it, each ``step`` parses the model's tool calls, runs them and renders
 a final tool (``submit``, ``answer``) ends the episode with a reward. :class:`TaskToolEnv` owns
 that loop once, including the rule that bad input never raises out of ``step``: unparseable text,
 unknown tools, invalid arguments and tool crashes all become error observations.
+
+It also owns the infrastructure rule (:class:`agentgym.errors.InfrastructureError`): a tool that
+raises one is retried once when the error is ``retryable``; otherwise, or when the retry fails
+too, the episode ends with ``truncated=True``, reward 0, ``info["aborted"] = True`` and
+``info["abort_reason"]``, which the rollout engine records as an aborted episode.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .env import AgentEnv, Observation, StepResult, make_observation
-from .errors import ResetNeeded, TaskError, ToolError
+from .errors import InfrastructureError, ResetNeeded, TaskError, ToolError
 from .tasks import Task, TaskSet
 from .toolcalls import ToolCall, ToolResult, parse_tool_calls
 from .tools import Tool, ToolSet
@@ -33,6 +38,8 @@ class TaskToolEnv(AgentEnv):
 
     max_calls_per_turn: int = 8
     """Calls beyond this many in one turn are answered with an error."""
+    infra_retries: int = 1
+    """Repeats of a tool call that raised a ``retryable`` :class:`InfrastructureError`."""
 
     def __init__(self, tasks: TaskSet, split: str = "train") -> None:
         super().__init__()
@@ -102,9 +109,34 @@ class TaskToolEnv(AgentEnv):
         return make_observation(text), self._info()
 
     def _run_call(self, call: ToolCall) -> ToolResult:
+        """Run one call; an :class:`InfrastructureError` propagates after the allowed retries."""
+        attempt = 0
+        while True:
+            try:
+                return self._call_once(call)
+            except InfrastructureError as e:
+                if not e.retryable or attempt >= self.infra_retries:
+                    raise
+                attempt += 1
+                logger.warning("tool %r: %s; retrying", call.name, e)
+
+    def abort(self, reason: str) -> StepResult:
+        """End the episode as aborted (not the model's failure) and build the step's result."""
+        self.done = True
+        self.reward = 0.0
+        self.outcome = {}
+        info = self._info()
+        info.update(aborted=True, abort_reason=reason, truncated_reason=f"aborted: {reason}")
+        logger.warning("episode of task %s aborted: %s", info["task_id"], reason)
+        text = f"The episode was aborted because of an infrastructure failure: {reason}"
+        return make_observation(text), 0.0, False, True, info
+
+    def _call_once(self, call: ToolCall) -> ToolResult:
         try:
             out = self.tools.get(call.name)(call.arguments)
             return ToolResult(call.id, call.name, _render(out))
+        except InfrastructureError:
+            raise
         except ToolError as e:
             return ToolResult(call.id, call.name, f"Error: {e}", is_error=True)
         except Exception as e:  # a tool bug must not end the run
@@ -140,7 +172,10 @@ class TaskToolEnv(AgentEnv):
                     ToolResult(call.id, call.name, "Error: too many tool calls in one turn", True)
                 )
                 continue
-            results.append(self._run_call(call))
+            try:
+                results.append(self._run_call(call))
+            except InfrastructureError as e:
+                return self.abort(f"{type(e).__name__}: {e}"[:500])
         info["tool_results"] = results
         if any(r.is_error for r in results):
             info["error"] = "; ".join(r.content for r in results if r.is_error)[:500]

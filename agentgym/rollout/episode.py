@@ -5,6 +5,9 @@ they produce the same trajectories. Every await is bounded by its own timeout an
 episode's wall-clock deadline. Failures are classified once here:
 
 - env raised or hung (reset or step): ``aborted``, and the env worker must be replaced;
+- env reported an infrastructure failure (``info["aborted"]`` on a step, or an
+  :class:`~agentgym.errors.InfrastructureError` raised): ``aborted`` with the reason prefixed
+  ``infrastructure:``, and the env worker is replaced;
 - policy raised or hung: ``aborted`` (the env stays healthy);
 - turn, token or wall-clock limit reached: ``truncated`` with the reason.
 """
@@ -16,6 +19,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import is_infrastructure_error
 from ..policies.base import EpisodeContext, Generation, Policy, SamplingParams, derive_seed
 from .chat import ChatFormat
 from .stats import BusyTracker
@@ -124,6 +128,10 @@ class Episode:
         elif isinstance(e, _Timeout):
             self.env_failed = env
             self._end(aborted=True, reason=f"{phase} timed out after {e.limit:.1f}s")
+        elif is_infrastructure_error(e):
+            self.env_failed = env
+            reason = f"infrastructure: {phase}: {type(e).__name__}: {e}"
+            self._end(aborted=True, reason=reason[:500])
         else:
             self.env_failed = env
             self._end(aborted=True, reason=f"{phase} failed: {type(e).__name__}: {e}"[:500])
@@ -223,6 +231,11 @@ class Episode:
         self._last_info = info
         t.step_rewards.append(float(reward))
         t.reward = float(sum(t.step_rewards))
+        if info.get("aborted"):
+            t.final_observation = obs.get("text", "")
+            self.env_failed = True
+            self._end(aborted=True, reason=f"infrastructure: {info.get('abort_reason', '')}"[:500])
+            return
         if terminated or truncated:
             t.final_observation = obs.get("text", "")
             reason = "" if terminated else str(info.get("truncated_reason", "env truncated"))

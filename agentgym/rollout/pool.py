@@ -12,13 +12,10 @@ import asyncio
 import logging
 from dataclasses import dataclass
 
+from ..errors import PoolTimeout
 from .workers import EnvWorker, WorkerFactory
 
 logger = logging.getLogger(__name__)
-
-
-class PoolTimeout(TimeoutError):
-    """No env worker became free, or none could be made, within the timeout."""
 
 
 @dataclass
