@@ -49,6 +49,10 @@ class TrainBatch:
     """In a micro-batch: length of the prompts its rows start with (0 = no sharing)."""
     prefix_index: list[int] = field(default_factory=list)
     """In a micro-batch: for each row, which of its distinct prompts it starts with (0..k-1)."""
+    trained_from: int = -1
+    """In a micro-batch: leftmost target position holding a trained token (-1 = not known).
+
+    Computed on the host when the micro-batch is cut, so the update needs no device sync."""
 
     def __len__(self) -> int:
         return int(self.input_ids.shape[0])
@@ -65,6 +69,8 @@ class TrainBatch:
         length = int(self.attention_mask[rows].sum(-1).max().item()) if len(self) else 1
         out: dict[str, Any] = {"segments": [], "prefix_len": prefix_len,
                                "prefix_index": list(prefix_index or [])}
+        cols = self.mask[rows].any(0).nonzero()  # the mask lives on the host here
+        out["trained_from"] = int(cols[0]) if cols.numel() else max(length - 2, 0)
         for f in fields(self):
             value = getattr(self, f.name)
             if f.name in out:
@@ -103,11 +109,14 @@ class TrainBatch:
             if piece is not None:
                 group.append(piece)
 
-    def to(self, device: torch.device | str) -> TrainBatch:
-        """A copy with every tensor on ``device``."""
+    def to(self, device: torch.device | str, non_blocking: bool = False) -> TrainBatch:
+        """A copy with every tensor on ``device`` (the same object when already there)."""
         moved = {f.name: getattr(self, f.name) for f in fields(self)}
-        return replace(self, **{k: v.to(device) for k, v in moved.items()
-                                if isinstance(v, Tensor)})
+        tensors = {k: v for k, v in moved.items() if isinstance(v, Tensor)}
+        if all(v.device == torch.device(device) for v in tensors.values()):
+            return self
+        return replace(self, **{k: v.to(device, non_blocking=non_blocking)
+                                for k, v in tensors.items()})
 
 
 def collate(

@@ -37,7 +37,7 @@ from .config import TrainConfig, save_config
 from .data import TaskSampler, shard
 from .distributed import DistInfo, all_sum, cleanup, init_distributed, unwrap, wrap_ddp
 from .losses import AGGREGATIONS
-from .modeling import build_model, frozen_copy, pad_id, pick_device
+from .modeling import autocast_dtype, build_model, frozen_copy, pad_id, pick_device
 from .progress import RunProgress
 from .rollouts import RolloutResult, Rollouts
 from .state import TrainState, final_report, load_checkpoint, save_checkpoint
@@ -93,6 +93,8 @@ class GRPOTrainer:
         self.loss_fn = get_registry("losses").load(f"loss/{cfg.loss}")
         self.adv_fn = get_registry("losses").load(f"advantage/{cfg.advantage}")
 
+        self.autocast = autocast_dtype(cfg.dtype, self.device)
+        self.share_prompt = self._share_prompt()
         model, tokenizer = self._given
         if model is None:
             model, tokenizer, _ = build_model(cfg, self.device)
@@ -109,6 +111,14 @@ class GRPOTrainer:
                                      wandb=cfg.wandb, config=cfg.to_dict(), enabled=main)
         if main:
             save_config(cfg, Path(cfg.output_dir) / "config.yaml")
+
+    def _share_prompt(self) -> bool:
+        """``share_prompt`` resolved: ``auto`` is on for CPU only; never with checkpointing."""
+        value = self.cfg.share_prompt
+        if value not in ("auto", "true", "false"):
+            raise ConfigError(f"share_prompt must be auto, true or false, not {value!r}")
+        on = self.device.type == "cpu" if value == "auto" else value == "true"
+        return on and not self.cfg.gradient_checkpointing
 
     def _task_ids(self, split: str) -> list[str]:
         """Ids of ``split`` as the env sees them (``env_kwargs`` may filter tasks)."""
@@ -130,7 +140,8 @@ class GRPOTrainer:
         if not cfg.policy:
             from agentgym.policies.hf import HFPolicy
 
-            policy = HFPolicy(unwrap(self.model), self.tokenizer, max_batch_size=cfg.max_batch_size)
+            policy = HFPolicy(unwrap(self.model), self.tokenizer, max_batch_size=cfg.max_batch_size,
+                              autocast=self.autocast)
             return policy, None
         from agentgym.policies import load_policy
 
@@ -193,7 +204,7 @@ class GRPOTrainer:
         adv = self.adv_fn(shaped, [t.group_id for t in trajs], eps=cfg.adv_eps)  # (N,)
         batch = collate(trajs, adv, pad_id=self.pad_id, loss_agg=cfg.loss_agg,
                         max_length=cfg.loss_max_length or self.max_response,
-                        share_prompt=cfg.share_prompt and not cfg.gradient_checkpointing)
+                        share_prompt=self.share_prompt)
         return batch, trajs
 
     def step(self) -> dict[str, float]:
@@ -214,12 +225,13 @@ class GRPOTrainer:
             batch.ref_logp = self._ref_logprobs(batch)
         if cfg.ppo_epochs > 1:
             batch.old_logp = precompute_logprobs(self.model, batch, cfg.micro_batch_size,
-                                                 cfg.temperature)
+                                                 cfg.temperature, self.autocast)
         upd: dict[str, float] = {}
         if n_batch > 0:
             guard = getattr(self.policy, "updating_weights", None) if self.sync is None else None
             upd = policy_update(self.model, batch, cfg, self.loss_fn, self.optimizer,
-                                scheduler=self.scheduler, weights_guard=guard)
+                                scheduler=self.scheduler, weights_guard=guard,
+                                autocast=self.autocast)
             if self.sync is not None and self.dist.is_main:
                 self.sync.push(unwrap(self.model), self.tokenizer)
         self.model.eval()
@@ -246,9 +258,11 @@ class GRPOTrainer:
     def _ref_logprobs(self, batch: Any) -> torch.Tensor:
         cfg = self.cfg
         if self.ref_model is not None:
-            return precompute_logprobs(self.ref_model, batch, cfg.micro_batch_size, cfg.temperature)
+            return precompute_logprobs(self.ref_model, batch, cfg.micro_batch_size,
+                                       cfg.temperature, self.autocast)
         with unwrap(self.model).disable_adapter():  # LoRA: the base model is the reference
-            return precompute_logprobs(self.model, batch, cfg.micro_batch_size, cfg.temperature)
+            return precompute_logprobs(self.model, batch, cfg.micro_batch_size,
+                                       cfg.temperature, self.autocast)
 
     def evaluate(self) -> dict[str, float]:
         """Held-out success (greedy and sampled) with the current weights."""

@@ -32,16 +32,26 @@ def pick_device(name: str, local_rank: int = 0) -> torch.device:
 
 
 def pick_dtype(name: str, device: torch.device) -> torch.dtype:
-    """``auto`` -> bf16 on a GPU that supports it, fp32 otherwise."""
+    """The dtype of the trained weights: ``auto`` -> fp32 (master weights; see :func:`autocast_dtype`)."""
     if name == "auto":
-        if device.type == "cuda" and torch.cuda.is_bf16_supported():
-            return torch.bfloat16
         return torch.float32
     table = {"float32": torch.float32, "fp32": torch.float32, "bfloat16": torch.bfloat16,
              "bf16": torch.bfloat16, "float16": torch.float16, "fp16": torch.float16}
     if name not in table:
         raise ConfigError(f"dtype must be auto, float32, bfloat16 or float16, not {name!r}")
     return table[name]
+
+
+def autocast_dtype(name: str, device: torch.device) -> torch.dtype | None:
+    """The dtype forward passes autocast to: ``auto`` on a bf16-capable GPU -> bf16, else None.
+
+    ``dtype: auto`` is mixed precision: fp32 master weights and optimizer state, bf16 matrix
+    products (as TRL and the HF Trainer do with ``bf16=True``). ``dtype: bfloat16`` keeps the
+    weights themselves in bf16 (half the memory, updates rounded to bf16) and needs no autocast.
+    """
+    if name == "auto" and device.type == "cuda" and torch.cuda.is_bf16_supported():
+        return torch.bfloat16
+    return None
 
 
 def load_base(cfg: TrainConfig, device: torch.device, dtype: torch.dtype) -> tuple[Any, Any]:
@@ -101,5 +111,5 @@ def pad_id(tokenizer: Any) -> int:
     return int(pad)
 
 
-__all__ = ["apply_lora", "build_model", "frozen_copy", "load_base", "pad_id", "pick_device",
+__all__ = ["apply_lora", "autocast_dtype", "build_model", "frozen_copy", "load_base", "pad_id", "pick_device",
            "pick_dtype"]

@@ -20,13 +20,26 @@ from torch import Tensor
 from .batch import TrainBatch
 from .config import TrainConfig
 from .distributed import no_sync
-from .losses import PolicyLossFn, entropy_from_logits, k3_kl, tis_weights, token_logprobs
+from .logprobs import chunked_entropy, selective_logprobs
+from .losses import PolicyLossFn, k3_kl, tis_weights
 
 
 def first_trained_position(mask: Tensor) -> int:
     """Leftmost target position holding a trained token in any row (``mask`` is ``(B, T)``)."""
     cols = mask.any(0).nonzero()
     return int(cols[0]) if cols.numel() else max(mask.shape[1] - 1, 0)
+
+
+def model_device(model: Any) -> torch.device:
+    """The device of the model's first parameter (where its inputs must live)."""
+    return next(iter(model.parameters())).device
+
+
+def _autocast(device: torch.device, dtype: torch.dtype | None) -> AbstractContextManager[Any]:
+    """``torch.autocast`` to ``dtype`` on ``device``, or nothing when ``dtype`` is None."""
+    if dtype is None:
+        return nullcontext()
+    return torch.autocast(device_type=device.type, dtype=dtype)
 
 
 def _logits(model: Any, mb: TrainBatch, keep: int) -> Tensor:
@@ -50,8 +63,8 @@ def _shared_prompt_logits(model: Any, mb: TrainBatch) -> Tensor | None:
     cache cannot be indexed (the caller then runs full rows).
     """
     p, (b, length) = mb.prefix_len, mb.input_ids.shape
-    index = torch.tensor(mb.prefix_index, dtype=torch.long, device=mb.input_ids.device)  # (B,)
-    firsts = [mb.prefix_index.index(i) for i in range(int(index.max()) + 1)]  # a row per prompt
+    index = torch.tensor(mb.prefix_index, dtype=torch.long).to(mb.input_ids.device)  # (B,)
+    firsts = [mb.prefix_index.index(i) for i in range(max(mb.prefix_index) + 1)]  # row/prompt
     base = getattr(model, "module", model)  # the prompt pass bypasses DDP's forward hooks
     head = base(input_ids=mb.input_ids[firsts, :p], use_cache=True, logits_to_keep=1)  # (k, 1, V)
     cache = head.past_key_values
@@ -66,42 +79,52 @@ def _shared_prompt_logits(model: Any, mb: TrainBatch) -> Tensor | None:
 
 
 def forward_logprobs(
-    model: Any, mb: TrainBatch, temperature: float, with_entropy: bool = False
+    model: Any,
+    mb: TrainBatch,
+    temperature: float,
+    with_entropy: bool = False,
+    autocast: torch.dtype | None = None,
 ) -> tuple[Tensor, Tensor | None]:
     """Log-probs ``(B, L-1)`` of each target token, and optionally the entropy ``(B, L-1)``.
 
-    Only positions from the first trained token on go through the LM head (the prompt's logits
-    are never needed); earlier positions read 0. A micro-batch whose rows share a prompt
-    (``mb.prefix_len``) runs it once. Logits are divided by the sampling temperature, matching
-    the behaviour log-probs the rollout policy records (``log_softmax(logits / T)``).
+    The micro-batch is moved to the model's device first. Only positions from the first trained
+    token on go through the LM head (the prompt's logits are never needed); earlier positions
+    read 0. A micro-batch whose rows share a prompt (``mb.prefix_len``) runs it once. The
+    forward runs under ``autocast`` (bf16 on GPUs); log-probs and entropy are computed in fp32
+    from the logits divided by the sampling temperature, matching the behaviour log-probs the
+    rollout policy records (``log_softmax(logits / T)``).
     """
-    logits = _shared_prompt_logits(model, mb) if mb.prefix_len > 0 else None
-    if logits is not None:
-        start = mb.prefix_len - 1
-        logits = torch.cat([logits, logits[:, -1:]], dim=1)  # (B, L-start, V), last one unused
-    else:
-        start = first_trained_position(mb.mask)
-        logits = _logits(model, mb, mb.input_ids.shape[1] - start)  # (B, L-start, V)
-    if temperature > 0 and temperature != 1.0:
-        logits = logits / temperature
-    logp = token_logprobs(logits, mb.input_ids[:, start:])  # (B, L-start-1)
+    device = model_device(model)
+    mb = mb.to(device, non_blocking=True)
+    logits: Tensor | None = None
+    with _autocast(device, autocast):
+        if mb.prefix_len > 0:
+            logits = _shared_prompt_logits(model, mb)
+        if logits is not None:
+            start = mb.prefix_len - 1  # (B, L-1-start, V): predicts tokens start+1 .. L-1
+        else:
+            start = mb.trained_from if mb.trained_from >= 0 else first_trained_position(mb.mask)
+            logits = _logits(model, mb, mb.input_ids.shape[1] - start)[:, :-1]  # (B, L-1-start, V)
+    temp = temperature if temperature > 0 else 1.0
+    logp = selective_logprobs(logits, mb.input_ids[:, start + 1:], temp)  # (B, L-1-start)
     logp = torch.nn.functional.pad(logp, (start, 0))  # (B, L-1)
     entropy = None
     if with_entropy:
-        with torch.no_grad():
-            entropy = entropy_from_logits(logits[:, :-1])  # (B, L-start-1)
-            entropy = torch.nn.functional.pad(entropy, (start, 0))  # (B, L-1)
+        entropy = torch.nn.functional.pad(chunked_entropy(logits.detach(), temp), (start, 0))
     return logp, entropy
 
 
 @torch.no_grad()
-def precompute_logprobs(model: Any, batch: TrainBatch, micro: int, temperature: float) -> Tensor:
-    """Log-probs of the whole batch under ``model`` without gradients; ``(B, L-1)``."""
+def precompute_logprobs(
+    model: Any, batch: TrainBatch, micro: int, temperature: float,
+    autocast: torch.dtype | None = None,
+) -> Tensor:
+    """Log-probs of the whole batch under ``model`` without gradients; ``(B, L-1)`` on the host."""
     width = batch.mask.shape[1]
     parts = []
     for mb in batch.micro_batches(micro):
-        logp, _ = forward_logprobs(model, mb, temperature)  # (b, l-1)
-        parts.append(torch.nn.functional.pad(logp, (0, width - logp.shape[1])))
+        logp, _ = forward_logprobs(model, mb, temperature, autocast=autocast)  # (b, l-1)
+        parts.append(torch.nn.functional.pad(logp, (0, width - logp.shape[1])).cpu())
     return torch.cat(parts) if parts else torch.zeros_like(batch.mask)
 
 
@@ -114,60 +137,70 @@ def policy_update(
     *,
     scheduler: Any = None,
     weights_guard: Callable[[], AbstractContextManager[Any]] | None = None,
+    autocast: torch.dtype | None = None,
 ) -> dict[str, float]:
     """Run ``cfg.ppo_epochs`` optimizer steps on ``batch``; returns averaged metrics.
 
+    Micro-batches move to the model's device as they are used; the metrics are summed on the
+    device and read back once at the end (one host sync per update, not per micro-batch).
     ``weights_guard`` wraps the optimizer step (the in-process policy's ``updating_weights``,
     which pauses decoding and bumps its version).
     """
     guard = weights_guard or nullcontext
+    device = model_device(model)
     params = [p for p in model.parameters() if p.requires_grad]
-    sums = {"loss": 0.0, "entropy": 0.0, "clip_frac": 0.0, "kl": 0.0, "logp": 0.0, "tis": 0.0,
-            "behav_diff": 0.0}
+    names = ("loss", "entropy", "clip_frac", "kl", "logp", "tis", "behav_diff")
+    sums = torch.zeros(len(names), dtype=torch.float32, device=device)  # summed over tokens
     tokens = max(batch.num_tokens, 1)
-    grad_norms = []
+    grad_norms: list[Tensor] = []
     for epoch in range(cfg.ppo_epochs):
         optimizer.zero_grad(set_to_none=True)
         mbs = list(batch.micro_batches(cfg.micro_batch_size))
         for i, mb in enumerate(mbs):
+            mb = mb.to(device, non_blocking=True)
+            first = epoch == 0
             with no_sync(model, skip=i < len(mbs) - 1):
-                logp, entropy = forward_logprobs(model, mb, cfg.temperature, with_entropy=True)
+                logp, entropy = forward_logprobs(model, mb, cfg.temperature,
+                                                 with_entropy=first, autocast=autocast)
                 old = mb.old_logp if mb.old_logp is not None else logp.detach()  # (b, t)
                 per_tok, clipped = loss_fn(
                     logp, old, mb.advantages, mb.mask, cfg.clip_eps_low, cfg.clip_eps_high
                 )  # (b, t), (b, t)
+                zero = torch.zeros((), device=device)
+                tis = kl = zero
                 if cfg.tis_cap > 0:
                     w = tis_weights(old, mb.behav_logp, cfg.tis_cap)  # (b, t)
                     per_tok = per_tok * w
-                    sums["tis"] += float((w * mb.mask).sum()) if epoch == 0 else 0.0
+                    tis = (w * mb.mask).sum()
                 if cfg.kl_coef > 0 and mb.ref_logp is not None:
-                    kl = k3_kl(logp, mb.ref_logp)  # (b, t)
-                    per_tok = per_tok + cfg.kl_coef * kl
-                    sums["kl"] += float((kl.detach() * mb.mask).sum()) if epoch == 0 else 0.0
+                    kl_tok = k3_kl(logp, mb.ref_logp)  # (b, t)
+                    per_tok = per_tok + cfg.kl_coef * kl_tok
+                    kl = (kl_tok.detach() * mb.mask).sum()
                 loss = (per_tok * mb.weights).sum()
                 loss.backward()
-            if epoch == 0:
-                sums["loss"] += float(loss.detach())
-                sums["entropy"] += float((entropy * mb.mask).sum()) if entropy is not None else 0
-                sums["clip_frac"] += float((clipped.float() * mb.mask).sum())
-                sums["logp"] += float((logp.detach() * mb.mask).sum())
+            if first:
                 gap = (logp.detach() - mb.behav_logp).abs() * mb.mask  # rollout/trainer mismatch
-                sums["behav_diff"] += float(gap.sum())
+                ent = (entropy * mb.mask).sum() if entropy is not None else zero
+                sums += torch.stack([
+                    loss.detach(), ent, (clipped.float() * mb.mask).sum(), kl,
+                    (logp.detach() * mb.mask).sum(), tis, gap.sum(),
+                ]).float()
         max_norm = cfg.max_grad_norm if cfg.max_grad_norm > 0 else math.inf
-        grad_norms.append(float(torch.nn.utils.clip_grad_norm_(params, max_norm)))
+        grad_norms.append(torch.nn.utils.clip_grad_norm_(params, max_norm).detach())
         with guard():
             optimizer.step()
         if scheduler is not None:
             scheduler.step()
+    totals = dict(zip(names, sums.tolist(), strict=True))  # the one host sync of the update
     return {
-        "loss": sums["loss"],
-        "entropy": sums["entropy"] / tokens,
-        "clip_frac": sums["clip_frac"] / tokens,
-        "kl": sums["kl"] / tokens,
-        "logp_mean": sums["logp"] / tokens,
-        "behav_logp_abs_diff": sums["behav_diff"] / tokens,
-        "tis_weight_mean": sums["tis"] / tokens if cfg.tis_cap > 0 else 1.0,
-        "grad_norm": grad_norms[0] if grad_norms else 0.0,
+        "loss": totals["loss"],
+        "entropy": totals["entropy"] / tokens,
+        "clip_frac": totals["clip_frac"] / tokens,
+        "kl": totals["kl"] / tokens,
+        "logp_mean": totals["logp"] / tokens,
+        "behav_logp_abs_diff": totals["behav_diff"] / tokens,
+        "tis_weight_mean": totals["tis"] / tokens if cfg.tis_cap > 0 else 1.0,
+        "grad_norm": float(grad_norms[0]) if grad_norms else 0.0,
         "lr": float(optimizer.param_groups[0]["lr"]),
         "train_tokens": float(batch.num_tokens),
     }
@@ -205,4 +238,4 @@ def make_scheduler(optimizer: torch.optim.Optimizer, cfg: TrainConfig) -> Any:
 
 
 __all__ = ["first_trained_position", "forward_logprobs", "make_optimizer", "make_scheduler",
-           "policy_update", "precompute_logprobs"]
+           "model_device", "policy_update", "precompute_logprobs"]

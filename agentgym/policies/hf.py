@@ -57,6 +57,7 @@ class HFPolicy(Policy):
         batch_wait_ms: float = 5.0,
         timeout_s: float = 600.0,
         num_threads: int | None = None,
+        autocast: Any = None,
     ) -> None:
         super().__init__()
         if num_threads is not None:
@@ -80,6 +81,8 @@ class HFPolicy(Policy):
             raise PolicyError("HFPolicy needs a tokenizer when given a model object")
         self.model = model
         self.tokenizer = tokenizer
+        self.autocast = autocast
+        """``torch.autocast`` dtype of the decode forwards (bf16 over fp32 weights); None = off."""
         self.max_batch_size = max_batch_size
         self.batch_wait_s = batch_wait_ms / 1000.0
         self.timeout_s = timeout_s
@@ -164,7 +167,7 @@ class HFPolicy(Policy):
                 job = functools.partial(
                     decode_batch, self.model, requests, temperature=s.temperature,
                     top_p=s.top_p, top_k=s.top_k, eos_ids=self.eos_ids, pad_id=self.pad_id,
-                    weights=self._weights,
+                    weights=self._weights, autocast=self.autocast,
                 )
                 results = await loop.run_in_executor(self._executor, job)
             except Exception as e:  # a failed batch fails its requests, not the batcher
