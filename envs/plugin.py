@@ -64,3 +64,6 @@ def agentgym_register_envs(register: EnvRegistrar) -> None:
         tasks="agentgym.envs.shop.env:load_tasks",
         description="Look a price up, multiply with a calculator, answer: the multi-turn demo.",
     )
+    from .web.miniwob.registration import register_miniwob
+
+    register_miniwob(register)

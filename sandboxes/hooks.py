@@ -8,7 +8,7 @@ from agentgym.registrars import NamedRegistrar
 
 @hookimpl
 def agentgym_register_sandboxes(register: NamedRegistrar) -> None:
-    """Register the Docker and bubblewrap backends."""
+    """Register the Docker, bubblewrap and browser backends."""
     from .plugin import register_builtin_sandboxes
 
     register_builtin_sandboxes(register)

@@ -13,6 +13,7 @@ BUILTIN = (
     ("docker", "agentgym.sandboxes.docker:DockerSandbox", "Warm pool of locked-down containers"),
     ("bubblewrap", "agentgym.sandboxes.bubblewrap:BubblewrapSandbox", "bwrap namespaces"),
     ("fake", "agentgym.sandboxes.fake:FakeSandbox", "Scripted results, runs nothing (tests)"),
+    ("browser", "agentgym.sandboxes.browser:BrowserPool", "Pool of headless Chromium (Playwright)"),
 )
 
 
@@ -28,6 +29,12 @@ def _bubblewrap_available() -> bool:
     return bubblewrap_available()
 
 
+def _browser_available() -> bool:
+    from .browser import chromium_available
+
+    return chromium_available()
+
+
 def _always() -> bool:
     return True
 
@@ -36,10 +43,11 @@ AVAILABLE: dict[str, Callable[[], bool]] = {
     "docker": _docker_available,
     "bubblewrap": _bubblewrap_available,
     "fake": _always,
+    "browser": _browser_available,
 }
 
 
 def register_builtin_sandboxes(register: Callable[..., Any]) -> None:
-    """Register docker, bubblewrap and fake: ``register(name, "module:Class", available=...)``."""
+    """Register docker, bubblewrap, fake and browser: ``register(name, "module:Class", available=...)``."""
     for name, entry_point, description in BUILTIN:
         register(name, entry_point, available=AVAILABLE[name], description=description)

@@ -1,0 +1,218 @@
+"""The shared base of web envs: a browser session per episode, observations, actions, scoring.
+
+A web env subclasses :class:`WebEnv` and implements three coroutines::
+
+    class MyEnv(WebEnv):
+        def allowed_origins(self):                 # what the episode's browser may reach
+            return ["http://127.0.0.1:8000"]
+        async def setup_episode(self, options):   # open the start page; return (goal, info)
+            await self.session.page.goto("http://127.0.0.1:8000/")
+            return "Buy the cheapest pen.", {"task_id": "t1"}
+        async def evaluate(self, action):          # after each action: (reward, done, info)
+            done = action.name == "stop"
+            return (1.0 if done and action.text == "42" else 0.0), done, {}
+
+Everything else is shared: the episode's fresh browser context from the loop's
+:func:`~agentgym.sandboxes.browser.shared_pool` (closed on the next reset or on close), the
+observation (accessibility tree, URL, tabs, last error, optional screenshot and pruned HTML), the
+action parser (WebArena, BrowserGym and tool-call syntax) and the error handling: a malformed or
+impossible action becomes ``Error: ...`` in the next observation, a ``javascript:``/``file:`` URL
+or a host outside :meth:`allowed_origins` is refused, and a dead browser raises
+:class:`~agentgym.sandboxes.browser.BrowserCrashed` so the engine records the episode as aborted.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from agentgym.env import AgentEnv, Observation, StepResult
+from agentgym.errors import ResetNeeded
+from agentgym.sandboxes.browser import (
+    BrowserConfig,
+    BrowserCrashed,
+    BrowserPool,
+    BrowserSession,
+    NetworkPolicy,
+    release_pool,
+    shared_pool,
+)
+
+from .actions import ActionParseError, WebAction, parse_action, web_tools
+from .executor import ActionFailed, execute
+from .observation import AXTree, prune_html, render_ax_tree, render_tabs
+
+logger = logging.getLogger(__name__)
+
+INSTRUCTIONS = """You are a web agent. Each turn you see the page's accessibility tree, where \
+every element has an id in brackets, and you answer with exactly one action:
+click [id] | hover [id] | type [id] [text] [0|1] (1 presses Enter after typing) | \
+select [id] [option] | press [keys] | scroll [up|down] | goto [url] | go_back | go_forward | \
+new_tab | tab_focus [index] | close_tab | mouse_click [x] [y] | stop [answer]
+End your reply with the action in a code block, for example: ```click [12]```"""
+
+
+class WebEnv(AgentEnv):
+    """Base class of browser envs; see the module docstring for the three methods to write."""
+
+    instructions = INSTRUCTIONS
+
+    def __init__(
+        self,
+        *,
+        screenshot: bool = False,
+        screenshot_format: str = "png",
+        screenshot_clip: tuple[int, int, int, int] | None = None,
+        html: bool = False,
+        axtree: bool = True,
+        viewport_only: bool = False,
+        max_tree_lines: int = 1500,
+        browser: BrowserConfig | None = None,
+    ) -> None:
+        super().__init__()
+        self.tools = web_tools()
+        self.screenshot = screenshot
+        """Add a screenshot of the active tab to every observation."""
+        self.screenshot_format = screenshot_format
+        """``png`` or ``jpeg``."""
+        self.screenshot_clip = screenshot_clip
+        """``(x, y, width, height)`` to capture, or the whole viewport."""
+        self.html = html
+        """Add the pruned HTML of the page."""
+        self.axtree = axtree
+        """Add the accessibility tree (the default text observation)."""
+        self.viewport_only = viewport_only
+        """Keep only tree nodes whose box intersects the viewport."""
+        self.max_tree_lines = max_tree_lines
+        self.browser_config = browser or BrowserConfig()
+        self.pool: BrowserPool | None = None
+        self.session: BrowserSession | None = None
+        self.tree = AXTree("")
+        self.goal = ""
+        self.answer: str | None = None
+        self.done = True
+        self.steps = 0
+        self.last_error = ""
+
+    # -- for subclasses ----------------------------------------------------------------------
+
+    def allowed_origins(self) -> list[str]:
+        """Origins this episode's browser may reach (``http://127.0.0.1:8000``)."""
+        return []
+
+    async def setup_episode(self, options: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        """Open the start page in :attr:`session`; return the goal text and the reset info."""
+        raise NotImplementedError
+
+    async def evaluate(self, action: WebAction) -> tuple[float, bool, dict[str, Any]]:
+        """Score the page after ``action``: ``(reward, terminated, info)``."""
+        raise NotImplementedError
+
+    # -- observation -------------------------------------------------------------------------
+
+    async def _bounds(self) -> dict[int, tuple[float, float, float, float]]:
+        assert self.session is not None  # noqa: S101 -- set by reset
+        snap = await self.session.cdp("DOMSnapshot.captureSnapshot", {
+            "computedStyles": [], "includeDOMRects": False})
+        bounds: dict[int, tuple[float, float, float, float]] = {}
+        scroll_y = 0.0
+        for doc in snap.get("documents", ())[:1]:
+            scroll_y = float(doc.get("scrollOffsetY", 0.0))
+            backend = doc["nodes"]["backendNodeId"]
+            layout = doc["layout"]
+            for index, rect in zip(layout["nodeIndex"], layout["bounds"], strict=False):
+                x, y, w, h = rect
+                bounds[backend[index]] = (x, y - scroll_y, w, h)
+        return bounds
+
+    async def observe(self) -> Observation:
+        """The current observation (and refresh :attr:`tree`, whose ids actions may use)."""
+        session = self.session
+        if session is None:
+            raise ResetNeeded("call reset() first")
+        page = session.page
+        parts: list[str] = []
+        if self.steps == 0 and self.goal:
+            parts.append(f"Task: {self.goal}")
+        titles = [await session.guard(p.title()) for p in session.pages]
+        parts.append(f"URL: {page.url}")
+        if len(titles) > 1:
+            parts.append("Tabs:\n" + render_tabs(titles, session.active))
+        if self.last_error:
+            parts.append(f"Error: {self.last_error}")
+        if self.axtree:
+            nodes = (await session.cdp("Accessibility.getFullAXTree"))["nodes"]
+            bounds = await self._bounds() if self.viewport_only else None
+            self.tree = render_ax_tree(nodes, bounds=bounds, viewport=self.browser_config.viewport,
+                                       max_lines=self.max_tree_lines)
+            parts.append("Accessibility tree:\n" + self.tree.text)
+        if self.html:
+            parts.append("HTML:\n" + prune_html(await session.guard(page.content())))
+        images: tuple[bytes, ...] = ()
+        if self.screenshot:
+            kwargs: dict[str, Any] = {"type": self.screenshot_format}
+            if self.screenshot_format == "jpeg":
+                kwargs["quality"] = 80
+            if self.screenshot_clip:
+                x, y, w, h = self.screenshot_clip
+                kwargs["clip"] = {"x": x, "y": y, "width": w, "height": h}
+            images = (await session.guard(page.screenshot(**kwargs)),)
+        return {"text": "\n\n".join(parts), "images": images}
+
+    # -- episode loop ------------------------------------------------------------------------
+
+    async def _close_session(self) -> None:
+        if self.session is not None:
+            session, self.session = self.session, None
+            await session.aclose()
+
+    async def _areset(self, options: dict[str, Any]) -> tuple[Observation, dict[str, Any]]:
+        await self._close_session()
+        if self.pool is None or self.pool.closed:
+            self.pool = await shared_pool(self.browser_config)
+        self.session = await self.pool.new_session(NetworkPolicy(self.allowed_origins()))
+        self.done, self.steps, self.answer, self.last_error = False, 0, None, ""
+        self.goal, info = await self.setup_episode(options)
+        obs = await self.observe()
+        info.setdefault("goal", self.goal)
+        return obs, info
+
+    async def _astep(self, action: Any) -> StepResult:
+        if self.done or self.session is None:
+            raise ResetNeeded("call reset() before step(); the episode has ended")
+        self.steps += 1
+        self.last_error = ""
+        info: dict[str, Any] = {"step": self.steps}
+        parsed: WebAction | None = None
+        try:
+            parsed = parse_action(action, self.tools)
+            if parsed.name == "stop":
+                self.answer = parsed.text
+            await execute(self.session, parsed, self.tree.ids, self.browser_config.viewport)
+        except (ActionParseError, ActionFailed) as e:
+            self.last_error = str(e)
+        except BrowserCrashed:
+            raise
+        except Exception as e:  # a bug in parsing or executing must not end the run
+            logger.exception("web action crashed")
+            self.last_error = f"{type(e).__name__}: {e}"[:300]
+        reward, terminated = 0.0, False
+        if parsed is not None:
+            reward, terminated, extra = await self.evaluate(parsed)
+            info.update(extra)
+            info["action"] = parsed.to_text()
+        if self.last_error:
+            info["error"] = self.last_error
+        info["blocked_requests"] = self.session.policy.blocked
+        self.done = terminated
+        obs = await self.observe()
+        return obs, float(reward), bool(terminated), False, info
+
+    async def _aclose(self) -> None:
+        await self._close_session()
+        if self.pool is not None:
+            pool, self.pool = self.pool, None
+            await release_pool(pool)
+
+
+__all__ = ["INSTRUCTIONS", "WebEnv"]

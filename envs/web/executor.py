@@ -1,0 +1,159 @@
+"""Runs a :class:`~.actions.WebAction` in a :class:`~agentgym.sandboxes.browser.BrowserSession`.
+
+Elements are found by their ``backendDOMNodeId`` (the id the observation shows) through CDP, then
+clicked with real mouse events at the centre of their on-screen box, as WebArena does. An action
+that cannot be carried out raises :class:`ActionFailed` with a message for the model; a dead
+browser raises :class:`~agentgym.sandboxes.browser.BrowserCrashed` (the episode is aborted).
+Nothing here sleeps for a fixed time: after an action the page gets two animation frames (or
+50 ms at most) to settle, and a navigation it started is awaited to its ``load`` event.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from typing import Any
+from urllib.parse import urlsplit
+
+from agentgym.sandboxes.browser import BrowserCrashed, BrowserSession
+
+from .actions import WebAction
+
+logger = logging.getLogger(__name__)
+
+SETTLE_JS = ("() => new Promise(r => { let t = setTimeout(r, 50);"
+             " requestAnimationFrame(() => requestAnimationFrame(() => { clearTimeout(t); r(); }))"
+             " })")
+SELECT_JS = """function(label) {
+  if (this.tagName !== 'SELECT') return 'element is not a select box';
+  const opts = Array.from(this.options);
+  const hit = opts.find(o => o.label.trim() === label.trim() || o.value === label);
+  if (!hit) return 'no option ' + JSON.stringify(label) + '; options: ' +
+      opts.map(o => o.label).join(', ');
+  this.value = hit.value;
+  this.dispatchEvent(new Event('input', {bubbles: true}));
+  this.dispatchEvent(new Event('change', {bubbles: true}));
+  return '';
+}"""
+
+
+class ActionFailed(Exception):
+    """The action is well formed but cannot be done here (unknown id, hidden element...)."""
+
+
+def check_url(url: str, allows: Any) -> None:
+    """Refuse non-http(s) URLs (``javascript:``, ``file:``...) and hosts outside the policy."""
+    scheme = urlsplit(url).scheme.lower()
+    if scheme not in ("http", "https"):
+        raise ActionFailed(f"refused URL {url[:100]!r}: only http(s) URLs may be opened")
+    if not allows(url):
+        raise ActionFailed(f"refused URL {url[:100]!r}: its host is not an allowed site")
+
+
+async def element_center(session: BrowserSession, element: int) -> tuple[float, float]:
+    """Scroll the element into view and return the centre of its first box on screen."""
+    try:
+        await session.cdp("DOM.scrollIntoViewIfNeeded", {"backendNodeId": element})
+        quads = (await session.cdp("DOM.getContentQuads", {"backendNodeId": element}))["quads"]
+    except Exception as e:
+        if isinstance(e, BrowserCrashed):
+            raise
+        raise ActionFailed(f"element [{element}] cannot be reached: {_short(e)}") from e
+    if not quads:
+        raise ActionFailed(f"element [{element}] is not visible")
+    q = quads[0]
+    return (q[0] + q[2] + q[4] + q[6]) / 4, (q[1] + q[3] + q[5] + q[7]) / 4
+
+
+def _short(e: BaseException) -> str:
+    return str(e).splitlines()[0][:200] if str(e) else type(e).__name__
+
+
+async def _call_on(session: BrowserSession, element: int, fn: str, *args: Any) -> Any:
+    obj = await session.cdp("DOM.resolveNode", {"backendNodeId": element})
+    res = await session.cdp("Runtime.callFunctionOn", {
+        "objectId": obj["object"]["objectId"], "functionDeclaration": fn,
+        "arguments": [{"value": a} for a in args], "returnByValue": True})
+    return res.get("result", {}).get("value")
+
+
+async def settle(session: BrowserSession) -> None:
+    """Give the page two frames to react; await a navigation the action started."""
+    page = session.page
+    try:
+        await session.guard(page.evaluate(SETTLE_JS))
+    except Exception as e:  # a navigation destroyed the context: wait for the new page
+        if isinstance(e, BrowserCrashed):
+            raise
+        try:
+            await session.guard(page.wait_for_load_state("load"))
+        except Exception as e2:
+            if isinstance(e2, BrowserCrashed):
+                raise
+            logger.debug("waiting for a load after an action failed: %s", e2)
+
+
+async def execute(session: BrowserSession, action: WebAction, known_ids: Iterable[int],
+                  viewport: tuple[int, int]) -> None:
+    """Run ``action``; ``known_ids`` are the ids of the latest observation."""
+    page = session.page
+    if action.element is not None and action.element not in set(known_ids):
+        raise ActionFailed(f"no element [{action.element}] in the current page; use an id from "
+                           "the latest observation")
+    name = action.name
+    try:
+        if name in ("click", "hover"):
+            x, y = await element_center(session, action.element or 0)
+            op = page.mouse.click(x, y) if name == "click" else page.mouse.move(x, y)
+            await session.guard(op)
+        elif name == "type":
+            x, y = await element_center(session, action.element or 0)
+            await session.guard(page.mouse.click(x, y))
+            await session.guard(page.keyboard.press("Control+a"))
+            await session.guard(page.keyboard.press("Delete"))
+            await session.guard(page.keyboard.type(action.text))
+            if action.press_enter:
+                await session.guard(page.keyboard.press("Enter"))
+        elif name == "select":
+            problem = await _call_on(session, action.element or 0, SELECT_JS, action.text)
+            if problem:
+                raise ActionFailed(f"select [{action.element}]: {problem}")
+        elif name == "mouse_click":
+            if not (0 <= action.x <= viewport[0] and 0 <= action.y <= viewport[1]):
+                raise ActionFailed(f"({action.x:g}, {action.y:g}) is outside the "
+                                   f"{viewport[0]}x{viewport[1]} viewport")
+            await session.guard(page.mouse.click(action.x, action.y))
+        elif name == "press":
+            await session.guard(page.keyboard.press(action.text))
+        elif name == "scroll":
+            sign = -1 if action.text == "up" else 1
+            await session.guard(page.evaluate(f"window.scrollBy(0, {sign} * innerHeight * 0.8)"))
+        elif name == "goto":
+            check_url(action.text, session.policy.allows)
+            await session.guard(page.goto(action.text, wait_until="load"))
+        elif name == "go_back":
+            await session.guard(page.go_back(wait_until="load"))
+        elif name == "go_forward":
+            await session.guard(page.go_forward(wait_until="load"))
+        elif name == "new_tab":
+            await session.new_tab()
+        elif name == "tab_focus":
+            await session.focus_tab(action.index)
+        elif name == "close_tab":
+            await session.close_tab()
+        elif name in ("noop", "stop"):
+            return
+        else:
+            raise ActionFailed(f"unsupported action {name!r}")
+    except (ActionFailed, IndexError) as e:
+        raise ActionFailed(str(e)) from e
+    except TimeoutError as e:
+        raise ActionFailed(f"{name} timed out") from e
+    except Exception as e:
+        if isinstance(e, BrowserCrashed):
+            raise
+        raise ActionFailed(f"{name} failed: {_short(e)}") from e
+    await settle(session)
+
+
+__all__ = ["ActionFailed", "check_url", "element_center", "execute", "settle"]

@@ -1,0 +1,243 @@
+"""One episode's browser state: an incognito context, its tabs, CDP sessions and network policy.
+
+A :class:`BrowserSession` is handed out by :meth:`BrowserPool.new_session
+<agentgym.sandboxes.browser.BrowserPool.new_session>`. It owns a fresh Playwright
+``BrowserContext`` (no cookies, storage or cache shared with any other episode), tracks the open
+tabs and the active one, and routes every request through its :class:`NetworkPolicy`: requests to
+an origin outside the allowed set are aborted before they leave the browser and counted.
+
+Every call into the browser goes through :meth:`BrowserSession.guard`, which bounds it in time and
+turns a dead or hung browser into :class:`BrowserCrashed` (an infrastructure failure: the episode
+is aborted, never scored), while an ordinary Playwright error (a detached element, a page that
+refused to load) stays a :class:`playwright.async_api.Error` for the env to show the model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
+from urllib.parse import urlsplit
+
+from agentgym import errors as _errors
+from agentgym.sandbox import SandboxError
+
+if TYPE_CHECKING:
+    from playwright.async_api import BrowserContext, CDPSession, Page, Route
+
+    from .browser import _BrowserHandle
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T")
+
+# The engine treats any exception out of reset/step as an infrastructure failure (aborted); the
+# InfrastructureError base, where the core defines it, makes that explicit.
+_InfraBase: type[Exception] = getattr(_errors, "InfrastructureError", SandboxError)
+
+
+class BrowserCrashed(_InfraBase, SandboxError):  # type: ignore[valid-type,misc]
+    """The browser process died or stopped answering; the episode must be aborted."""
+
+
+ALWAYS_ALLOWED_SCHEMES = ("data", "blob", "about")
+
+
+def origin_of(url: str) -> str:
+    """``scheme://host:port`` of ``url`` with the default port made explicit and host lowered."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    port = parts.port or {"http": 80, "https": 443, "ws": 80, "wss": 443}.get(scheme, 0)
+    host = (parts.hostname or "").lower()
+    return f"{scheme}://{host}:{port}"
+
+
+@dataclass
+class NetworkPolicy:
+    """Which origins an episode may reach. Everything else is aborted and counted.
+
+    ``allowed_origins`` are URLs or ``scheme://host:port`` strings (``http://127.0.0.1:8000``);
+    ``localhost`` and ``127.0.0.1`` are treated as the same host, since both are loopback.
+    An empty set blocks every network request (``data:`` and ``about:`` URLs still load).
+    """
+
+    allowed_origins: Iterable[str] = ()
+    blocked: int = 0
+    """Requests aborted so far."""
+    blocked_urls: list[str] = field(default_factory=list)
+    """The first :attr:`keep_urls` aborted URLs, for the observation and tests."""
+    keep_urls: int = 20
+
+    def __post_init__(self) -> None:
+        self._origins = {self._canonical(origin_of(o)) for o in self.allowed_origins}
+
+    @staticmethod
+    def _canonical(origin: str) -> str:
+        return origin.replace("://localhost:", "://127.0.0.1:")
+
+    def allows(self, url: str) -> bool:
+        """Whether a request to ``url`` may go out."""
+        scheme = urlsplit(url).scheme.lower()
+        if scheme in ALWAYS_ALLOWED_SCHEMES:
+            return True
+        if scheme not in ("http", "https", "ws", "wss"):
+            return False
+        return self._canonical(origin_of(url)) in self._origins
+
+    def record_block(self, url: str) -> None:
+        """Count an aborted request."""
+        self.blocked += 1
+        if len(self.blocked_urls) < self.keep_urls:
+            self.blocked_urls.append(url[:200])
+
+
+class BrowserSession:
+    """A fresh browser context for one episode, with its tabs and network policy.
+
+    Use :attr:`page` (the active tab) and :meth:`cdp` (a CDP session on it); open and switch tabs
+    with :meth:`new_tab`, :meth:`focus_tab` and :meth:`close_tab`. Close it with :meth:`aclose`
+    (the pool slot is freed even when the browser is already dead).
+    """
+
+    def __init__(
+        self,
+        handle: _BrowserHandle,
+        context: BrowserContext,
+        policy: NetworkPolicy,
+        timeout_s: float,
+        release: Callable[[BrowserSession], None],
+    ) -> None:
+        self.handle = handle
+        self.context = context
+        self.policy = policy
+        self.timeout_s = timeout_s
+        self.pages: list[Page] = []
+        self.active = 0
+        self._cdp: dict[int, CDPSession] = {}
+        self._release = release
+        self.closed = False
+        context.on("page", self._on_page)
+
+    # -- setup ---------------------------------------------------------------------------
+
+    async def _start(self) -> None:
+        await self.context.route("**/*", self._route)
+        page = await self.context.new_page()
+        if page not in self.pages:
+            self.pages.append(page)
+
+    def _on_page(self, page: Page) -> None:
+        # popups and window.open() land here; the new tab becomes active, as in WebArena
+        if page not in self.pages:
+            self.pages.append(page)
+            self.active = len(self.pages) - 1
+        page.on("close", self._on_close)
+
+    def _on_close(self, page: Page) -> None:
+        if page in self.pages:
+            index = self.pages.index(page)
+            self.pages.remove(page)
+            self._cdp.pop(id(page), None)
+            if self.active >= index and self.active > 0:
+                self.active -= 1
+
+    async def _route(self, route: Route) -> None:
+        url = route.request.url
+        try:
+            if self.policy.allows(url):
+                await route.continue_()
+            else:
+                self.policy.record_block(url)
+                await route.abort("blockedbyclient")
+        except Exception as e:  # the context may close while a request is in flight
+            logger.debug("route handling for %s failed: %s", url[:100], e)
+
+    # -- access --------------------------------------------------------------------------
+
+    @property
+    def page(self) -> Page:
+        """The active tab."""
+        if not self.pages:
+            raise BrowserCrashed("the episode has no open tab left")
+        return self.pages[min(self.active, len(self.pages) - 1)]
+
+    async def cdp(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Send a CDP command to the active tab (bounded by the session timeout)."""
+        page = self.page
+        session = self._cdp.get(id(page))
+        if session is None:
+            session = await self.guard(self.context.new_cdp_session(page))
+            self._cdp[id(page)] = session
+        result = await self.guard(session.send(method, params or {}))
+        return dict(result)
+
+    async def guard(self, awaitable: Awaitable[T], timeout_s: float | None = None) -> T:
+        """Await a browser call; a dead or hung browser raises :class:`BrowserCrashed`.
+
+        A call that times out while the browser still answers a liveness probe is an ordinary
+        slow page: :class:`TimeoutError` is raised for the env to report to the model.
+        """
+        if self.handle.dead:
+            if asyncio.iscoroutine(awaitable):
+                awaitable.close()
+            raise BrowserCrashed(f"browser {self.handle.pid} is gone: {self.handle.dead_reason}")
+        try:
+            return await asyncio.wait_for(awaitable, timeout_s or self.timeout_s)
+        except TimeoutError:
+            if not await self.handle.responsive():
+                await self.handle.kill("hung: no answer to a liveness probe")
+                raise BrowserCrashed(f"browser {self.handle.pid} hung") from None
+            raise
+        except Exception as e:
+            if self.handle.dead or not self.handle.browser.is_connected():
+                raise BrowserCrashed(
+                    f"browser {self.handle.pid} died: {self.handle.dead_reason or e}"
+                ) from e
+            raise
+
+    # -- tabs ----------------------------------------------------------------------------
+
+    async def new_tab(self, url: str | None = None) -> Page:
+        """Open a tab, make it active and optionally load ``url``."""
+        page = await self.guard(self.context.new_page())
+        if page not in self.pages:
+            self.pages.append(page)
+        self.active = self.pages.index(page)
+        if url:
+            await self.guard(page.goto(url))
+        return page
+
+    async def focus_tab(self, index: int) -> None:
+        """Make tab ``index`` (0-based) active."""
+        if not 0 <= index < len(self.pages):
+            raise IndexError(f"no tab {index}; open tabs: 0..{len(self.pages) - 1}")
+        self.active = index
+        await self.guard(self.page.bring_to_front())
+
+    async def close_tab(self) -> None:
+        """Close the active tab (the last tab is replaced by a blank one)."""
+        page = self.page
+        await self.guard(page.close())
+        if not self.pages:
+            await self.new_tab()
+
+    # -- teardown ------------------------------------------------------------------------
+
+    async def aclose(self) -> None:
+        """Close the context and free the pool slot (never raises)."""
+        if self.closed:
+            return
+        self.closed = True
+        try:
+            if not self.handle.dead:
+                await asyncio.wait_for(self.context.close(), 5.0)
+        except Exception as e:  # a dead browser cannot close its context; the slot is freed
+            logger.debug("closing a browser context failed: %s", e)
+        finally:
+            self._cdp.clear()
+            self.pages.clear()
+            self._release(self)
+
+
+__all__ = ["BrowserCrashed", "BrowserSession", "NetworkPolicy", "origin_of"]
