@@ -84,6 +84,14 @@ def _oom_kills(cid: str) -> int | None:
     return None
 
 
+def _container_lost(duration_s: float) -> RunResult:
+    """The result of a run whose container stopped or vanished while it ran."""
+    return RunResult(
+        status=RunStatus.SANDBOX_ERROR, duration_s=duration_s,
+        error="the sandbox container stopped during the run",
+    )  # fmt: skip
+
+
 class DockerSandbox(Sandbox):
     """Runs each command by ``docker exec`` in a pooled container (see the module docstring).
 
@@ -195,9 +203,10 @@ class DockerSandbox(Sandbox):
             output_truncated=got.stdout.truncated or got.stderr.truncated,
             files=files_out, host_killed=got.deadline_hit, oom_killed=oom,
         )  # fmt: skip
+        if got.deadline_hit or result.status is not RunStatus.OK:
+            if not self._running(cid):  # killed or removed under us: not the program's doing
+                return _container_lost(duration), False
         healthy = clean and not (result.memory_killed and oom is not False)
-        if healthy and (got.deadline_hit or result.status is not RunStatus.OK):
-            healthy = self._running(cid)
         return result, healthy
 
     def _fetch(

@@ -5,7 +5,10 @@ Tools: ``run_python`` (run a script, see its output), ``run_tests`` (the visible
 solution) and ``submit`` (the hidden tests; ends the episode). Models without tool calling may
 instead answer with a fenced ```python block defining the function, which counts as ``submit``.
 Reward: the share of hidden tests passed, or 1/0 for all-pass with ``reward_mode="all_pass"``.
-All code runs in a sandbox (Docker when an engine is reachable, else bubblewrap).
+All code runs in a sandbox (Docker when an engine is reachable, else bubblewrap). A run the
+sandbox itself failed (``status == "sandbox_error"``: a killed container, a lost engine) is an
+infrastructure failure: it is retried once on a fresh container, then the episode is aborted; it
+is never scored as the model's failure.
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from agentgym import Task, TaskSet, TaskToolEnv, ToolCall, parse_tool_calls
-from agentgym.sandbox import Sandbox, SandboxLimits
+from agentgym.errors import InfrastructureError, SandboxError
+from agentgym.sandbox import RunResult, RunStatus, Sandbox, SandboxLimits
 from agentgym.sandboxes import open_sandbox
 
 from .harness import TestReport, harness_files, parse_report
@@ -100,8 +104,22 @@ class CodeEnv(TaskToolEnv):
     def sandbox(self) -> Sandbox:
         """The env's sandbox, opened on first use."""
         if self._sandbox is None:
-            self._sandbox = open_sandbox(self.sandbox_backend)
+            try:
+                self._sandbox = open_sandbox(self.sandbox_backend)
+            except SandboxError as e:
+                raise InfrastructureError(f"cannot open a sandbox: {e}") from e
         return self._sandbox
+
+    def _run(self, command: list[str], files: dict[str, bytes | str],
+             limits: SandboxLimits) -> RunResult:
+        """Run in the sandbox; a failure of the sandbox itself raises InfrastructureError."""
+        try:
+            result = self.sandbox.run(command, files=files, limits=limits)
+        except SandboxError as e:
+            raise InfrastructureError(f"sandbox failed: {e}", retryable=True) from e
+        if result.status is RunStatus.SANDBOX_ERROR:
+            raise InfrastructureError(result.summary(), retryable=True)
+        return result
 
     def _close(self) -> None:
         if self._sandbox is not None:
@@ -111,8 +129,8 @@ class CodeEnv(TaskToolEnv):
     def evaluate(self, code: str, tests: list[str]) -> TestReport:
         """Run ``code`` against ``tests`` in the sandbox."""
         files, marker = harness_files(code, tests)
-        result = self.sandbox.run(
-            ["python3", "harness.py", marker, str(PER_TEST_S)], files=files, limits=TEST_LIMITS
+        result = self._run(
+            ["python3", "harness.py", marker, str(PER_TEST_S)], files, TEST_LIMITS
         )
         return parse_report(result.stdout, marker, tests, result.summary())
 
@@ -124,7 +142,7 @@ class CodeEnv(TaskToolEnv):
         Args:
             code: The full script to run.
         """
-        result = self.sandbox.run_python(code, limits=RUN_LIMITS)
+        result = self._run(["python3", "main.py"], {"main.py": code}, RUN_LIMITS)
         parts = [f"[{result.summary()}]"]
         if result.stdout:
             parts.append(f"stdout:\n{result.stdout.rstrip()}")
