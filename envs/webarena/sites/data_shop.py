@@ -10,6 +10,8 @@ import random
 import sqlite3
 from datetime import date, timedelta
 
+from .data_map import CITIES
+
 SCHEMA = """
 CREATE TABLE categories (id INTEGER PRIMARY KEY, slug TEXT UNIQUE, name TEXT);
 CREATE TABLE products (
@@ -62,9 +64,8 @@ FIRST = ["Alex", "Emma", "Liam", "Olivia", "Noah", "Ava", "Mason", "Sophia", "Lu
 LAST = ["Morgan", "Smith", "Johnson", "Garcia", "Brown", "Lee", "Walker", "Hall", "Young",
         "King", "Wright", "Lopez", "Hill", "Scott", "Green", "Adams", "Baker", "Nelson",
         "Carter", "Mitchell", "Perez", "Roberts", "Turner", "Phillips"]
-PLACES = [("Austin", "TX"), ("Denver", "CO"), ("Seattle", "WA"), ("Boston", "MA"),
-          ("Miami", "FL"), ("Chicago", "IL"), ("Portland", "OR"), ("Phoenix", "AZ"),
-          ("Atlanta", "GA"), ("Nashville", "TN")]
+PLACES = [(city, "NY") for city, _lat, _lon in CITIES]
+"""Customers live in the map's cities, so admin and map tasks can be combined."""
 REVIEW_TITLES = {
     1: ["Broke quickly", "Waste of money", "Very disappointed"],
     2: ["Not great", "Below expectations", "Cheap feel"],
