@@ -4,6 +4,8 @@ Expert protocol: the env's unwrapped object implements ``expert_actions(task) ->
 (an action is tool-call text, a :class:`~agentgym.ToolCall` or an OpenAI message dict), or the
 task carries ``data["expert_actions"]``. The engine exposes it to the policy through
 :attr:`EpisodeContext.expert_actions`, which also works when the env lives in a Ray actor.
+An expert action may also be a callable: it is called with the latest observation's text and
+returns the action (for web envs, whose element ids exist only once a page is loaded).
 """
 
 from __future__ import annotations
@@ -29,6 +31,15 @@ def action_to_text(action: Any) -> str:
     if isinstance(action, dict):
         return str(action.get("content") or "")
     return str(action)
+
+
+def _last_observation(messages: list[dict[str, Any]]) -> str:
+    """Text of the latest env message (what the model would act on)."""
+    for m in reversed(messages):
+        if m.get("role") != "assistant":
+            content = m.get("content")
+            return content if isinstance(content, str) else ""
+    return ""
 
 
 class ScriptedPolicy(Policy):
@@ -72,6 +83,8 @@ class ScriptedPolicy(Policy):
         if episode.turn >= len(script):
             return Generation(text="", finish_reason="stop", policy_version=self.version)
         action = script[episode.turn]
+        if callable(action):  # a deferred step, resolved against the latest observation
+            action = action(_last_observation(messages))
         return Generation(text=action_to_text(action), finish_reason="stop",
                           policy_version=self.version, action=action)
 
