@@ -32,7 +32,7 @@ def pick_device(name: str, local_rank: int = 0) -> torch.device:
 
 
 def pick_dtype(name: str, device: torch.device) -> torch.dtype:
-    """The dtype of the trained weights: ``auto`` -> fp32 (master weights; see :func:`autocast_dtype`)."""
+    """The trained weights' dtype; ``auto`` -> fp32 master weights (:func:`autocast_dtype`)."""
     if name == "auto":
         return torch.float32
     table = {"float32": torch.float32, "fp32": torch.float32, "bfloat16": torch.bfloat16,
@@ -111,5 +111,5 @@ def pad_id(tokenizer: Any) -> int:
     return int(pad)
 
 
-__all__ = ["apply_lora", "autocast_dtype", "build_model", "frozen_copy", "load_base", "pad_id", "pick_device",
-           "pick_dtype"]
+__all__ = ["apply_lora", "autocast_dtype", "build_model", "frozen_copy", "load_base", "pad_id",
+           "pick_device", "pick_dtype"]
