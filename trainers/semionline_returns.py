@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 
 import torch
+from torch import Tensor
 
 from .advantages import group_stats, grpo_advantages
 
@@ -90,6 +91,33 @@ def semi_online_advantages(
     return combined, returns
 
 
+def semi_online_step_advantages(
+    rewards: Tensor, group_ids: Sequence[Hashable], eps: float = 1e-6, *, gamma: float = 0.5,
+    w_episode: float = 1.0, w_step: float = 1.0,
+) -> Tensor:
+    """The estimator registered as ``advantage/semi_online`` (the AdvantageFn signature).
+
+    ``rewards`` ``(N,)`` are step rewards of step samples; ``group_ids[i]`` is the sample's
+    ``(task_id, copy, step, matched)``. Copies are rebuilt from the keys (steps in order), so the
+    combined advantage of every sample comes back in the input order; shape ``(N,)``.
+    """
+    copies: dict[tuple[Hashable, Hashable], list[tuple[int, int, float, bool]]] = {}
+    for i, (key, r) in enumerate(zip(group_ids, rewards.tolist(), strict=True)):
+        if not (isinstance(key, tuple) and len(key) == 4):
+            raise ValueError("semi_online advantages need (task_id, copy, step, matched) keys")
+        task, copy, step, matched = key
+        copies.setdefault((task, copy), []).append((int(step), i, float(r), bool(matched)))
+    order = [sorted(v) for v in copies.values()]
+    combined, _ = semi_online_advantages(
+        [[s[2] for s in c] for c in order], [[s[3] for s in c] for c in order],
+        [task for task, _ in copies], gamma=gamma, w_episode=w_episode, w_step=w_step, eps=eps)
+    out = torch.zeros(len(group_ids), dtype=torch.float32)
+    for c, advs in zip(order, combined, strict=True):
+        for (_, i, _, _), a in zip(c, advs, strict=True):
+            out[i] = a
+    return out
+
+
 def keep_task(step0_returns: Sequence[float], min_std: float = 0.3) -> bool:
     """UI-S1's filter: the sample std of the copies' step-0 returns must exceed ``min_std``."""
     if len(step0_returns) < 2:
@@ -99,4 +127,4 @@ def keep_task(step0_returns: Sequence[float], min_std: float = 0.3) -> bool:
 
 
 __all__ = ["discounted_returns", "episode_advantages", "keep_task", "semi_online_advantages",
-           "step_advantages"]
+           "semi_online_step_advantages", "step_advantages"]

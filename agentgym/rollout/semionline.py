@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..policies.base import Generation, Policy, SamplingParams, derive_seed
+from ..policies.base import EpisodeContext, Generation, Policy, SamplingParams, derive_seed
 from .chat import ChatFormat
 from .experts import ExpertTrajectory
 
@@ -223,9 +223,12 @@ class SemiOnlineRollout:
             c.alive, c.result.truncated = False, True
             return
         sampling = self.sampling.with_(seed=seed, max_tokens=min(self.sampling.max_tokens, room))
+        ctx = EpisodeContext(episode_id=f"semi/{round}/{c.expert.task_id}/{c.result.copy}",
+                             task_id=c.expert.task_id, sample_idx=c.result.copy, turn=t,
+                             seed=seed)
         gen = await self.policy.agenerate(c.messages, sampling=sampling,
-                                          prompt_token_ids=list(c.ids))
-        score = self.matcher.score(gen.text, expert_step.response())
+                                          prompt_token_ids=list(c.ids), episode=ctx)
+        score = self.matcher.score(gen.text, expert_step.action)
         thought, _ = split_thought(gen.text)
         matched = score == ACTION_EXACT
         sample = StepSample(c.expert.task_id, c.result.copy, t, list(c.ids), gen, score,
