@@ -56,11 +56,24 @@ DESCRIPTIONS = {
 }
 
 
+BC_TRAINER = "agentgym.trainers.bc:BCWarmupTrainer"
+SEMI_ONLINE_TRAINER = "agentgym.trainers.semionline:SemiOnlineTrainer"
+SEMI_ONLINE_PRESET: dict[str, Any] = {
+    **PRESETS["grpo"], "advantage": "semi_online", "patch_threshold": 2,
+    "patch_mode": "thought_free", "semi_gamma": 0.5,
+}
+"""Semi-online RL (UI-S1): reference values (N copies = ``group_size``)."""
+
+
 @hookimpl
 def agentgym_register_trainers(register: Any) -> None:
-    """Register the GRPO-family trainer under grpo, dr_grpo, dapo and gspo."""
+    """Register the GRPO family, BC + GRPO and semi-online RL (with optional BC warm-up)."""
     for name, values in PRESETS.items():
         register(name, TRAINER, description=DESCRIPTIONS[name], preset=values, run=RUN)
+    register("bc_grpo", BC_TRAINER, preset=PRESETS["grpo"], run=RUN,
+             description="Behaviour cloning on expert trajectories (bc_steps), then GRPO.")
+    register("semi_online", SEMI_ONLINE_TRAINER, preset=SEMI_ONLINE_PRESET, run=RUN,
+             description="UI-S1 semi-online RL on expert trajectories, patch module, SOP.")
 
 
 @hookimpl
@@ -74,3 +87,8 @@ def agentgym_register_losses(register: Any) -> None:
              description="(R - group mean) / (group std + eps).")
     register("advantage/dr_grpo", "agentgym.trainers.advantages:dr_grpo_advantages",
              description="R - group mean (Dr. GRPO).")
+    register("advantage/semi_online",
+             "agentgym.trainers.semionline_returns:semi_online_step_advantages",
+             description="UI-S1: step + episode advantages of discounted semi-online returns.")
+    register("loss/nll", "agentgym.trainers.bc:nll_loss",
+             description="Behaviour cloning: -logp times the advantage (1 = plain NLL).")
