@@ -89,11 +89,16 @@ def render_markdown(results: dict[str, Any], plot_name: str | None) -> str:
 
 
 def write_results(out: Path, results: dict[str, Any], trajs: list[Trajectory]) -> None:
-    """Write ``results.json``, ``report.md`` and ``report.png`` into ``out``."""
+    """Write ``results.json``, ``report.md``, ``report.png`` and, for episodes with images, the
+    trajectory viewer (``viewer/index.html``) into ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     (out / "results.json").write_text(json.dumps(results, indent=2, default=str) + "\n")
     plot = "report.png" if _plot(out / "report.png", results, trajs) else None
     (out / "report.md").write_text(render_markdown(results, plot))
+    from .viewer import has_images, write_viewer
+
+    if has_images(trajs):  # screenshots (web, GUI): an HTML page per episode + index
+        write_viewer(out / "viewer", trajs, image_root=out / "trajectories")
 
 
 __all__ = ["render_markdown", "write_results"]
