@@ -1,4 +1,9 @@
-"""``agentgym eval``: a policy on an env's held-out split, with a report."""
+"""``agentgym eval``: a policy on an env's held-out split, with a report.
+
+Exit status: 0 when every episode completed (whatever the success rate); 1 on a bad argument, a
+policy or backend that cannot run (checked once before the first episode), or when episodes
+aborted for an infrastructure reason (unless ``--allow-aborted``; never when all of them did).
+"""
 
 from __future__ import annotations
 
@@ -10,62 +15,102 @@ from rich.table import Table
 from .app import app, console, err_console, fail, run_guarded
 
 
-@app.command("eval")
-def eval_cmd(
-    env_id: str,
-    policy: Annotated[str, typer.Option(help="scripted, random, hf:smollm2-135m, "
-                                             "openai:http://host:8000/v1?model=M")] = "scripted",
-    split: Annotated[str, typer.Option(help="Task split (held-out test by default).")] = "test",
-    n: Annotated[int | None, typer.Option("-n", "--n", help="Tasks (default: all).")] = None,
-    k: Annotated[int, typer.Option("--k", help="Samples per task; pass@k uses them.")] = 1,
-    out: Annotated[str | None, typer.Option(help="Output folder: store, results, report.")] = None,
-    resume: Annotated[bool, typer.Option(help="Skip episodes already stored in --out.")] = False,
-    backend: Annotated[str, typer.Option(help="asyncio or ray.")] = "asyncio",
-    num_envs: Annotated[int, typer.Option(help="Env instances = concurrent episodes.")] = 8,
-    max_turns: Annotated[int | None, typer.Option(help="Turn limit (default: env's).")] = None,
-    max_new_tokens: Annotated[int, typer.Option(help="New tokens per turn.")] = 256,
-    temperature: Annotated[float | None, typer.Option(help="Default 0 if k=1 else 1.")] = None,
-    seed: Annotated[int, typer.Option(help="Base seed.")] = 0,
-) -> None:
-    """Evaluate a policy on an env's split: success (95% CI), reward, pass@k, turns, tokens."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from ..rollout.evaluate import EvalConfig, run_eval
-
-    if backend not in ("asyncio", "ray"):
-        fail(f"--backend must be 'asyncio' or 'ray', not {backend!r}")
-    if resume and not out:
-        fail("--resume needs --out")
-    config = EvalConfig(env_id, policy, split, n, k, out, resume, backend, num_envs, max_turns,
-                        max_new_tokens=max_new_tokens, temperature=temperature, seed=seed)
-    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TextColumn("success {task.fields[wins]}"), TimeElapsedColumn())
-    with Progress(*columns, console=err_console) as bar:
-        job = bar.add_task(f"eval {env_id}", total=None, wins=0)
-        state = {"wins": 0}
-
-        def on_start(total: int, skipped: int) -> None:
-            bar.update(job, total=total, completed=skipped)
-
-        def progress(traj: Any) -> None:
-            state["wins"] += int(traj.success)
-            bar.update(job, advance=1, wins=state["wins"])
-
-        results = run_guarded(run_eval, config, progress=progress, on_start=on_start)
+def _table(results: dict[str, Any], title: str) -> Table:
     m = results["metrics"]
     low, high = m["success_ci95"]
-    table = Table(title=f"{results['config']['env_id']} / {policy} / {split}")
+    table = Table(title=title)
     table.add_column("metric")
     table.add_column("value")
-    table.add_row("success rate", f"{m['success_rate']:.1%} ({m['successes']}/{m['episodes']})")
-    table.add_row("95% CI", f"[{low:.1%}, {high:.1%}]")
+    rate = f"{m['success_rate']:.1%}" if m["episodes"] else "-"
+    table.add_row("success rate", f"{rate} ({m['successes']}/{m['episodes']} completed)")
+    table.add_row("95% CI", f"[{low:.1%}, {high:.1%}]" if m["episodes"] else "-")
+    table.add_row("aborted (not scored)", f"{m['aborted']} of {m['total_episodes']}")
     table.add_row("mean reward", f"{m['mean_reward']:.3f}")
     for name, value in m["pass_at_k"].items():
         table.add_row(name, f"{value:.1%}")
     table.add_row("mean turns", f"{m['mean_turns']:.2f}")
     table.add_row("mean generated tokens", f"{m['mean_generated_tokens']:.1f}")
     table.add_row("wall time", f"{m['wall_s']:.1f} s")
-    table.add_row("aborted", str(m["aborted"]))
-    console.print(table)
+    return table
+
+
+@app.command("eval")
+def eval_cmd(
+    env_id: str,
+    policy: Annotated[str, typer.Option(help="scripted, random, hf:smollm2-135m, "
+                                             "openai:http://host:8000/v1?model=M")] = "scripted",
+    split: Annotated[str, typer.Option(help="Task split (held-out test by default).")] = "test",
+    n: Annotated[int | None, typer.Option(
+        "-n", "--n", min=1,
+        help="Tasks: a sample spread over the split, fixed by --seed (default: all).")] = None,
+    k: Annotated[int, typer.Option("--k", min=1, help="Samples per task; pass@k uses them.")] = 1,
+    out: Annotated[str | None, typer.Option(help="Output folder: store, results, report.")] = None,
+    resume: Annotated[bool, typer.Option(
+        help="Continue the run in --out (same settings), skipping stored episodes.")] = False,
+    overwrite: Annotated[bool, typer.Option(
+        help="Replace an earlier evaluation in --out.")] = False,
+    allow_aborted: Annotated[bool, typer.Option(
+        help="Exit 0 even when some episodes aborted (infrastructure failures).")] = False,
+    backend: Annotated[str, typer.Option(help="asyncio or ray.")] = "asyncio",
+    num_envs: Annotated[int, typer.Option(min=1, help="Env instances = concurrent episodes.")] = 8,
+    max_turns: Annotated[int | None, typer.Option(
+        min=1, help="Turn limit, raising or lowering the env's (default: the env's).")] = None,
+    max_new_tokens: Annotated[int, typer.Option(min=1, help="New tokens per turn.")] = 256,
+    temperature: Annotated[float | None, typer.Option(help="Default 0 if k=1 else 1.")] = None,
+    seed: Annotated[int, typer.Option(help="Base seed of the task sample and sampling.")] = 0,
+) -> None:
+    """Evaluate a policy on an env's split: success (95% CI), reward, pass@k, turns, tokens.
+
+    Success counts completed episodes; aborted ones (a dead server, a killed container) are
+    reported beside them and make the exit status 1 unless --allow-aborted.
+    """
+    from pathlib import Path
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from ..rollout.evaluate import EvalConfig, clear_outputs, run_eval
+
+    if resume and not out:
+        fail("--resume needs --out")
+    if resume and overwrite:
+        fail("--resume and --overwrite exclude each other")
+    config = run_guarded(EvalConfig, env_id, policy, split, n, k, out, resume, backend, num_envs,
+                         max_turns, max_new_tokens=max_new_tokens, temperature=temperature,
+                         seed=seed)
+    if overwrite and out:
+        clear_outputs(Path(out))
+    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("success {task.fields[wins]}  aborted {task.fields[aborted]}"),
+               TimeElapsedColumn())
+    state = {"wins": 0, "aborted": 0}
+    bar = Progress(*columns, console=err_console)
+    job = bar.add_task(f"eval {env_id}", total=None, wins=0, aborted=0)
+
+    def on_start(total: int, skipped: int) -> None:  # after the checks: errors come bar-less
+        bar.update(job, total=total, completed=skipped)
+        bar.start()
+
+    def progress(traj: Any) -> None:
+        state["wins"] += int(traj.success and not traj.aborted)
+        state["aborted"] += int(traj.aborted)
+        bar.update(job, advance=1, wins=state["wins"], aborted=state["aborted"])
+
+    try:
+        results = run_guarded(run_eval, config, progress=progress, on_start=on_start)
+    except KeyboardInterrupt:
+        bar.stop()
+        hint = f"; continue with the same command and --resume (stored in {out})" if out else ""
+        fail(f"interrupted{hint}", code=130)
+    finally:
+        bar.stop()
+    m = results["metrics"]
+    console.print(_table(results, f"{results['config']['env_id']} / {policy} / {split}"))
     if out:
         console.print(f"wrote {out}/results.json and {out}/report.md")
+    if m["aborted"]:
+        reasons = "; ".join(m["abort_reasons"][:3])
+        if not m["episodes"]:
+            fail(f"every episode aborted ({m['aborted']}), nothing was scored: {reasons}")
+        if not allow_aborted:
+            fail(f"{m['aborted']} of {m['total_episodes']} episodes aborted for an "
+                 f"infrastructure reason (not scored): {reasons}. Pass --allow-aborted to accept")

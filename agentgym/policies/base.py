@@ -150,6 +150,14 @@ class Policy(ABC):
 
         return asyncio.run(_go())
 
+    async def acheck(self) -> None:
+        """Raise :class:`~agentgym.errors.PolicyError` when the policy cannot serve at all.
+
+        Runners call it once before the first episode (a dead server, a bad URL), so a run that
+        cannot succeed stops with one clear error instead of aborting every episode.
+        """
+        return None
+
     async def aclose(self) -> None:
         """Release connections, threads or background tasks bound to the current event loop."""
         return None

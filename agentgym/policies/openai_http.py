@@ -72,6 +72,30 @@ def parse_choice(data: dict[str, Any]) -> tuple[str, Any, str, list[int], list[f
             choice.get("finish_reason") or "stop", ids, logprobs)
 
 
+def check_base_url(base_url: str) -> str:
+    """``base_url`` without a trailing ``/``; a :class:`PolicyError` unless it is http(s)."""
+    try:
+        url = httpx.URL(base_url)
+    except (httpx.InvalidURL, TypeError) as e:
+        raise PolicyError(f"openai: {base_url!r} is not a URL ({e}); "
+                          "expected openai:http://host:8000/v1") from e
+    if url.scheme not in ("http", "https") or not url.host:
+        raise PolicyError(f"openai: {base_url!r} is not an http(s) URL with a host; "
+                          "expected openai:http://host:8000/v1")
+    return base_url.rstrip("/")
+
+
+def retryable(error: httpx.TransportError) -> bool:
+    """Whether a transport error can succeed on retry (a timeout, a dropped connection).
+
+    A refused connection is retried during a run (a server restarting); the check before the
+    run (:meth:`OpenAIPolicy.acheck`) does not retry it. An unsupported protocol or a request
+    httpx itself rejects never succeeds, so it is raised at once.
+    """
+    return isinstance(error, httpx.TimeoutException | httpx.NetworkError
+                      | httpx.RemoteProtocolError)
+
+
 class OpenAIPolicy(Policy):
     """A model behind an OpenAI-compatible ``/chat/completions`` endpoint."""
 
@@ -93,7 +117,7 @@ class OpenAIPolicy(Policy):
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         super().__init__()
-        self.base_url = base_url.rstrip("/")
+        self.base_url = check_base_url(base_url)
         self.model = model
         self.api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", "")
         self.timeout_s, self.max_retries, self.backoff_s = timeout_s, max_retries, backoff_s
@@ -125,14 +149,17 @@ class OpenAIPolicy(Policy):
             self._loop = loop
         return self._client, self._semaphore  # type: ignore[return-value]
 
-    async def _post(self, path: str, body: dict[str, Any] | None) -> dict[str, Any]:
+    async def _post(
+        self, path: str, body: dict[str, Any] | None, *, retries: int | None = None
+    ) -> dict[str, Any]:
+        max_retries = self.max_retries if retries is None else retries
         client, semaphore = self._client_for_loop()
         try:
             await asyncio.wait_for(semaphore.acquire(), self.timeout_s * (self.max_retries + 1))
         except TimeoutError as e:
             raise PolicyError("timed out waiting for a free request slot") from e
         try:
-            for attempt in range(self.max_retries + 1):
+            for attempt in range(max_retries + 1):
                 try:
                     if body is None:
                         resp = await client.get(path)
@@ -140,13 +167,15 @@ class OpenAIPolicy(Policy):
                         resp = await client.post(path, json=body)
                 except httpx.TransportError as e:
                     error = f"{type(e).__name__}: {e}"
+                    if not retryable(e):
+                        raise PolicyError(f"{self.base_url}{path}: {error}") from e
                 else:
                     if resp.status_code < 400:
                         return resp.json()  # type: ignore[no-any-return]
                     error = f"HTTP {resp.status_code}: {resp.text[:300]}"
                     if resp.status_code not in RETRY_STATUS:
                         raise PolicyError(f"{self.base_url}{path}: {error}")
-                if attempt == self.max_retries:
+                if attempt == max_retries:
                     raise PolicyError(
                         f"{self.base_url}{path} failed after {attempt + 1} attempts: {error}")
                 delay = min(30.0, self.backoff_s * 2**attempt) * (1 + 0.25 * random.random())
@@ -155,6 +184,30 @@ class OpenAIPolicy(Policy):
         finally:
             semaphore.release()
         raise PolicyError("unreachable")  # pragma: no cover
+
+    async def acheck(self) -> None:
+        """One request to ``/models`` before a run: a dead server or a bad key fails here.
+
+        Nothing is retried except overload answers (429, 5xx), so a refused connection is one
+        error line instead of minutes of retries and a run of aborted episodes.
+        """
+        client, _ = self._client_for_loop()
+        try:
+            resp = await client.get("/models", timeout=min(10.0, self.timeout_s))
+        except httpx.TransportError as e:
+            raise PolicyError(f"cannot reach the policy server at {self.base_url}: "
+                              f"{type(e).__name__}: {str(e) or 'no answer'}") from e
+        if resp.status_code in (401, 403):
+            raise PolicyError(f"the policy server at {self.base_url} refused the request "
+                              f"(HTTP {resp.status_code}); check OPENAI_API_KEY or api_key=")
+        if resp.status_code in RETRY_STATUS:
+            await self._model_name()  # overloaded or loading: the ordinary retries apply
+        elif resp.status_code < 400:
+            if self.model is None:
+                await self._model_name()
+        elif self.model is None:
+            raise PolicyError(f"{self.base_url}/models answered HTTP {resp.status_code}; "
+                              "name the model: openai:URL?model=NAME")
 
     async def _model_name(self) -> str:
         if self.model is None:
@@ -216,4 +269,5 @@ class OpenAIPolicy(Policy):
         return {**super().describe(), "base_url": self.base_url, "model": self.model}
 
 
-__all__ = ["OpenAIPolicy", "parse_choice", "to_openai_messages"]
+__all__ = ["OpenAIPolicy", "check_base_url", "parse_choice", "retryable",
+           "to_openai_messages"]

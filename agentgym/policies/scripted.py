@@ -103,14 +103,15 @@ class ReplayPolicy(Policy):
 
     @classmethod
     def from_spec(cls, arg: str | None = None, **options: Any) -> ReplayPolicy:
-        """``replay:PATH`` where PATH is a store folder or a trajectories JSONL file."""
+        """``replay:PATH``: a store folder, an ``agentgym eval --out`` folder or a JSONL file."""
         from ..rollout.store import RECORDS, iter_jsonl
 
         if not arg:
             raise PolicyError("replay needs a path: replay:/path/to/store-or-file.jsonl")
         path = Path(arg)
         if path.is_dir():
-            path = path / RECORDS
+            nested = path / "trajectories" / RECORDS  # the store inside an eval --out folder
+            path = nested if not (path / RECORDS).exists() and nested.exists() else path / RECORDS
         if not path.is_file():
             raise PolicyError(f"no recorded trajectories at {path}")
         return cls(list(iter_jsonl(path)), **options)

@@ -1,36 +1,51 @@
 """Evaluation runs: K samples of N held-out tasks, stored as they finish, then summarised.
 
-:func:`run_eval` is what ``agentgym eval`` calls. The default split is ``test``. With an output
-folder every trajectory is appended to a :class:`~agentgym.rollout.TrajectoryStore` inside it,
-and ``resume=True`` skips the ``(task_id, sample_idx)`` pairs already stored (aborted episodes
-are retried). Sampling is greedy for K = 1 and at temperature 1 for K > 1 unless told otherwise.
+:func:`run_eval` is what ``agentgym eval`` calls. The default split is ``test``; ``n`` takes a
+seeded sample spread over the split (a prefix of one fixed permutation, so a larger ``n`` with
+the same seed extends a smaller one). Before the first episode the backend and the policy are
+checked once (:meth:`Policy.acheck`): a dead server or a missing package is one clear error, not
+a run of aborted episodes. With an output folder the run's settings go to ``run.json`` and every
+trajectory is appended to a :class:`~agentgym.rollout.TrajectoryStore` inside it;
+``resume=True`` skips the ``(task_id, sample_idx)`` pairs already stored (aborted episodes are
+retried) and refuses a folder made with other settings. Sampling is greedy for K = 1 and at
+temperature 1 for K > 1 unless told otherwise. Success rates count completed episodes only;
+aborted ones (infrastructure failures) are reported beside them.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
+import random
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import TaskError
+from ..errors import ConfigError, TaskError
 from ..policies.base import Policy, SamplingParams, derive_seed
 from ..policies.loader import load_policy
 from ..registry import make, spec
 from .engine import Engine
 from .episode import EpisodeRequest, RolloutConfig
+from .limits import resolve_max_turns
 from .metrics import per_task, summarize
 from .store import TrajectoryStore
 from .trajectory import Trajectory
 
 ProgressCallback = Callable[[Trajectory], None]
+BACKENDS = ("asyncio", "ray")
+RUN_FILE = "run.json"
+"""The settings a folder's episodes were made with (``resume`` compares them)."""
+IDENTITY = ("env_id", "policy", "split", "k", "seed", "temperature", "max_turns", "max_tokens",
+            "max_new_tokens", "env_kwargs")
+"""Settings that must match for ``resume`` to add episodes to a folder (``n`` may grow)."""
 
 
 @dataclass
 class EvalConfig:
-    """Everything that defines an evaluation run."""
+    """Everything that defines an evaluation run (invalid counts raise ``ConfigError``)."""
 
     env_id: str
     """Registered env id or alias."""
@@ -39,7 +54,7 @@ class EvalConfig:
     split: str = "test"
     """Task split; held-out by default."""
     n: int | None = None
-    """Number of tasks (the first N of the split); all when None."""
+    """Number of tasks, a seeded sample spread over the split; all when None."""
     k: int = 1
     """Samples per task (pass@k uses them)."""
     out: str | None = None
@@ -51,7 +66,7 @@ class EvalConfig:
     num_envs: int = 8
     """Env instances in the pool (also the number of concurrent episodes)."""
     max_turns: int | None = None
-    """Turn limit per episode; default: the env spec's, else 10."""
+    """Turn limit per episode, raising or lowering the env's; default: the env spec's."""
     max_tokens: int = 4096
     """Token budget of one episode."""
     max_new_tokens: int = 256
@@ -59,17 +74,49 @@ class EvalConfig:
     temperature: float | None = None
     """Sampling temperature; default 0 (greedy) for k = 1, else 1."""
     seed: int = 0
-    """Base seed of env resets and sampling."""
+    """Base seed of the task sample, env resets and sampling."""
     episode_timeout_s: float = 600.0
     """Wall-clock limit of one episode."""
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     """Extra keyword arguments for ``agentgym.make``."""
 
+    def __post_init__(self) -> None:
+        for name in ("n", "k", "num_envs", "max_turns", "max_tokens", "max_new_tokens"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or value < 1):
+                raise ConfigError(f"{name} must be at least 1, got {value}")
+        if self.backend not in BACKENDS:
+            raise ConfigError(f"backend must be one of {', '.join(BACKENDS)}, not {self.backend!r}")
+        if self.resume and not self.out:
+            raise ConfigError("resume needs an output folder (--out)")
+        if self.temperature is not None and self.temperature < 0:
+            raise ConfigError(f"temperature must be >= 0, got {self.temperature}")
+
+    @property
+    def resolved_temperature(self) -> float:
+        """The temperature used: as given, else 0 for k = 1 and 1 for k > 1."""
+        if self.temperature is not None:
+            return self.temperature
+        return 0.0 if self.k == 1 else 1.0
+
+
+def sample_ids(ids: list[str], n: int | None, seed: int) -> list[str]:
+    """``n`` ids spread over ``ids`` (seeded), kept in split order; all of them when None.
+
+    The sample is the first ``n`` of one seeded permutation, so it grows with ``n``.
+    """
+    if n is None or n >= len(ids):
+        return list(ids)
+    order = list(range(len(ids)))
+    random.Random(f"eval-sample-{seed}").shuffle(order)
+    return [ids[i] for i in sorted(order[:n])]
+
 
 def select_tasks(
-    env_id: str, split: str, n: int | None, env_kwargs: dict[str, Any] | None = None
+    env_id: str, split: str, n: int | None, env_kwargs: dict[str, Any] | None = None,
+    seed: int = 0,
 ) -> list[str | None]:
-    """Task ids of ``split`` (the first ``n``); ``[None] * n`` for envs without a task set.
+    """Task ids of ``split`` (a seeded sample of ``n``); ``[None] * n`` for task-less envs.
 
     The ids come from an env instance when it exposes ``task_set`` (a variant may filter the
     family's tasks, e.g. by difficulty), else from the spec's task loader.
@@ -80,15 +127,13 @@ def select_tasks(
     finally:
         env.close()
     if own is not None:
-        ids = own.ids()
-        return list(ids[:n] if n is not None else ids)
+        return list(sample_ids(list(own.ids()), n, seed))
     tasks = spec(env_id).load_tasks()
     if tasks is None:
         if n is None:
             raise TaskError(f"{env_id} has no task set; pass -n to choose how many episodes")
         return [None] * n
-    ids = tasks.split(split).ids()
-    return list(ids[:n] if n is not None else ids)
+    return list(sample_ids(list(tasks.split(split).ids()), n, seed))
 
 
 def build_requests(task_ids: list[str | None], k: int, seed: int) -> list[EpisodeRequest]:
@@ -102,33 +147,106 @@ def build_requests(task_ids: list[str | None], k: int, seed: int) -> list[Episod
     return out
 
 
+def check_backend(backend: str) -> None:
+    """Raise a one-line error when ``backend`` cannot run here (``ray`` not installed)."""
+    if backend == "ray":
+        from .ray_backend import require_ray
+
+        require_ray()
+
+
+def run_settings(config: EvalConfig, env_id: str, max_turns: int) -> dict[str, Any]:
+    """The settings that define which episodes a folder holds (written to ``run.json``)."""
+    return {"env_id": env_id, "policy": config.policy, "split": config.split, "k": config.k,
+            "seed": config.seed, "temperature": config.resolved_temperature,
+            "max_turns": max_turns, "max_tokens": config.max_tokens,
+            "max_new_tokens": config.max_new_tokens, "env_kwargs": config.env_kwargs}
+
+
+def check_resume(out: Path, settings: dict[str, Any]) -> None:
+    """Refuse to add episodes to ``out`` when it was made with other settings."""
+    saved_path = out / RUN_FILE
+    if not saved_path.exists():
+        if (out / "trajectories").is_dir():
+            raise ConfigError(f"cannot resume {out}: it has no {RUN_FILE} saying how its "
+                              "episodes were made; choose another --out")
+        return
+    saved = json.loads(saved_path.read_text(encoding="utf-8"))
+    saved = json.loads(json.dumps(saved))  # compare like with like (lists, not tuples)
+    fresh = json.loads(json.dumps(settings))
+    diff = [k for k in IDENTITY if saved.get(k) != fresh.get(k)]
+    if diff:
+        was = ", ".join(f"{k}={saved.get(k)!r}" for k in diff)
+        now = ", ".join(f"{k}={fresh.get(k)!r}" for k in diff)
+        raise ConfigError(f"cannot resume {out}: it was made with {was}; this run has {now}. "
+                          "Use the same settings or another --out")
+
+
+def refuse_existing(out: Path) -> None:
+    """Refuse to start a fresh run in a folder that already holds episodes."""
+    records = out / "trajectories" / "trajectories.jsonl"
+    if records.exists() and records.stat().st_size:
+        raise ConfigError(f"{out} already holds an evaluation; pass --resume to continue it, "
+                          "--overwrite to replace it, or choose another --out")
+
+
+def clear_outputs(out: Path) -> None:
+    """Delete what an earlier evaluation wrote into ``out`` (and nothing else)."""
+    import shutil
+
+    shutil.rmtree(out / "trajectories", ignore_errors=True)
+    for name in (RUN_FILE, "results.json", "report.md", "report.png"):
+        (out / name).unlink(missing_ok=True)
+
+
 async def arun_eval(
     config: EvalConfig, *, policy: Policy | None = None, progress: ProgressCallback | None = None,
     on_start: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
     """Run the evaluation and return the results dict (also written to ``out``)."""
     env_spec = spec(config.env_id)
+    check_backend(config.backend)
+    max_turns = resolve_max_turns(config.max_turns, env_spec.max_turns)
+    settings = run_settings(config, env_spec.id, max_turns)
+    out = Path(config.out) if config.out else None
+    if out is not None and config.resume:
+        check_resume(out, settings)
+    elif out is not None:
+        refuse_existing(out)
+    the_policy = policy or load_policy(config.policy)
+    try:
+        await the_policy.acheck()
+        return await _run(config, env_spec.id, the_policy, settings, progress, on_start)
+    finally:
+        if policy is None:  # we made it, we release it (stops decode threads promptly)
+            await the_policy.aclose()
+            the_policy.close()
+
+
+async def _run(
+    config: EvalConfig, env_id: str, the_policy: Policy, settings: dict[str, Any],
+    progress: ProgressCallback | None, on_start: Callable[[int, int], None] | None,
+) -> dict[str, Any]:
     task_ids = await asyncio.to_thread(
-        select_tasks, config.env_id, config.split, config.n, config.env_kwargs)
+        select_tasks, env_id, config.split, config.n, config.env_kwargs, config.seed)
     requests = build_requests(task_ids, config.k, config.seed)
-    store = TrajectoryStore(Path(config.out) / "trajectories", resume=config.resume) \
-        if config.out else None
+    out = Path(config.out) if config.out else None
+    store = TrajectoryStore(out / "trajectories", resume=config.resume) if out else None
+    if out is not None:
+        (out / RUN_FILE).write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
     done = store.done_keys() if store is not None else set()
     todo = [r for r in requests if (r.task_id, r.sample_idx) not in done]
     if on_start is not None:
         on_start(len(requests), len(requests) - len(todo))
-    temperature = config.temperature if config.temperature is not None else (
-        0.0 if config.k == 1 else 1.0)
     rollout = RolloutConfig(
-        max_turns=config.max_turns or env_spec.max_turns or 10, max_tokens=config.max_tokens,
+        max_turns=settings["max_turns"], max_tokens=config.max_tokens,
         episode_timeout_s=config.episode_timeout_s, seed=config.seed,
-        sampling=SamplingParams(max_tokens=config.max_new_tokens, temperature=temperature),
+        sampling=SamplingParams(max_tokens=config.max_new_tokens,
+                                temperature=settings["temperature"]),
     )
-    the_policy = policy or load_policy(config.policy)
-    engine = Engine(
-        env_spec.id, the_policy, config=rollout, num_envs=config.num_envs,
-        env_kwargs={"split": config.split, **config.env_kwargs}, backend=config.backend,
-    )
+    env_kwargs = {"split": config.split, **config.env_kwargs, "max_turns": settings["max_turns"]}
+    engine = Engine(env_id, the_policy, config=rollout, num_envs=config.num_envs,
+                    env_kwargs=env_kwargs, backend=config.backend)
     fresh: list[Trajectory] = []
 
     def record(traj: Trajectory) -> None:
@@ -157,15 +275,16 @@ async def arun_eval(
     metrics["wall_s"] = wall
     metrics["engine"] = engine.stats.to_dict()
     results = {
-        "config": {**asdict(config), "env_id": env_spec.id, "temperature": temperature},
+        "config": {**asdict(config), "env_id": env_id, "temperature": settings["temperature"],
+                   "max_turns": settings["max_turns"]},
         "policy": the_policy.describe(),
         "metrics": metrics,
         "per_task": per_task(trajs),
     }
-    if config.out:
+    if out is not None:
         from .report import write_results
 
-        write_results(Path(config.out), results, trajs)
+        write_results(out, results, trajs)
     return results
 
 
@@ -174,4 +293,6 @@ def run_eval(config: EvalConfig, **kwargs: Any) -> dict[str, Any]:
     return asyncio.run(arun_eval(config, **kwargs))
 
 
-__all__ = ["EvalConfig", "arun_eval", "build_requests", "run_eval", "select_tasks"]
+__all__ = ["EvalConfig", "arun_eval", "build_requests", "check_backend", "check_resume",
+           "clear_outputs", "refuse_existing", "run_eval", "run_settings", "sample_ids",
+           "select_tasks"]

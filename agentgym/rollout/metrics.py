@@ -51,11 +51,14 @@ def _mean(values: Sequence[float]) -> float:
 def summarize(trajectories: Iterable[Trajectory], k: int | None = None) -> dict[str, Any]:
     """Metrics over a run: success (Wilson 95% CI), mean reward, pass@k, turns, tokens, time.
 
-    Aborted episodes count as failures in the success rate and are reported separately.
-    pass@k uses, per task, every stored sample (tasks with fewer than k samples are skipped for
-    that k).
+    Aborted episodes (infrastructure failures: a dead server, a killed container) say nothing
+    about the policy: success, its interval, reward, pass@k and turns count completed episodes
+    only (``episodes``); ``aborted`` and ``abort_reasons`` report the others beside them, and
+    ``total_episodes`` counts both. pass@k uses, per task, every completed sample (tasks with
+    fewer than k samples are skipped for that k).
     """
-    trajs = list(trajectories)
+    every = list(trajectories)
+    trajs = [t for t in every if not t.aborted]
     n = len(trajs)
     wins = sum(t.success for t in trajs)
     low, high = wilson_interval(wins, n)
@@ -74,7 +77,8 @@ def summarize(trajectories: Iterable[Trajectory], k: int | None = None) -> dict[
             pass_k[f"pass@{kk}"] = _mean(scores)
     return {
         "episodes": n,
-        "tasks": len(by_task),
+        "total_episodes": len(every),
+        "tasks": len({t.task_id for t in every}),
         "successes": wins,
         "success_rate": wins / n if n else 0.0,
         "success_ci95": [low, high],
@@ -82,30 +86,31 @@ def summarize(trajectories: Iterable[Trajectory], k: int | None = None) -> dict[
         "pass_at_k": pass_k,
         "mean_turns": _mean([t.turns for t in trajs]),
         "mean_generated_tokens": _mean([t.num_generated_tokens for t in trajs]),
-        "total_generated_tokens": sum(t.num_generated_tokens for t in trajs),
+        "total_generated_tokens": sum(t.num_generated_tokens for t in every),
         "mean_wall_s": _mean([t.timings.get("wall_s", 0.0) for t in trajs]),
-        "aborted": sum(t.aborted for t in trajs),
+        "aborted": sum(t.aborted for t in every),
         "truncated": sum(t.truncated for t in trajs),
-        "abort_reasons": sorted({t.reason for t in trajs if t.aborted}),
+        "abort_reasons": sorted({t.reason for t in every if t.aborted}),
     }
 
 
 def per_task(trajectories: Iterable[Trajectory]) -> list[dict[str, Any]]:
-    """One row per task: samples, successes, mean reward, mean turns."""
+    """One row per task: completed samples, successes, mean reward and turns, aborted ones."""
     by_task: dict[str | None, list[Trajectory]] = defaultdict(list)
     for t in trajectories:
         by_task[t.task_id].append(t)
-    return [
-        {
+    rows = []
+    for task_id, every in sorted(by_task.items(), key=lambda kv: str(kv[0])):
+        v = [t for t in every if not t.aborted]
+        rows.append({
             "task_id": task_id,
             "samples": len(v),
             "successes": sum(t.success for t in v),
             "mean_reward": _mean([t.reward for t in v]),
             "mean_turns": _mean([t.turns for t in v]),
-            "aborted": sum(t.aborted for t in v),
-        }
-        for task_id, v in sorted(by_task.items(), key=lambda kv: str(kv[0]))
-    ]
+            "aborted": len(every) - len(v),
+        })
+    return rows
 
 
 __all__ = ["pass_at_k", "per_task", "summarize", "wilson_interval"]

@@ -35,6 +35,11 @@ def _ray() -> Any:
     return ray
 
 
+def require_ray() -> None:
+    """Raise :class:`~agentgym.errors.MissingExtra` (one line) when ray is not installed."""
+    _ray()
+
+
 class EnvActor:
     """The body of the env actor: one env made from a spec, stepped synchronously."""
 

@@ -32,7 +32,7 @@ def _plot(path: Path, results: dict[str, Any], trajs: list[Trajectory]) -> bool:
         ax1.set_title("tasks by success rate")
     ax1.set_ylim(0, 1.05) if len(rows) <= 40 else None
     ok = [t.turns for t in trajs if t.success]
-    bad = [t.turns for t in trajs if not t.success]
+    bad = [t.turns for t in trajs if not t.success and not t.aborted]
     top = max([*ok, *bad, 1])
     ax2.hist([ok, bad], bins=range(0, top + 2), label=["success", "failure"],
              color=["tab:green", "tab:red"], stacked=True, align="left", rwidth=0.8)
@@ -52,6 +52,8 @@ def render_markdown(results: dict[str, Any], plot_name: str | None) -> str:
     """The report's Markdown text."""
     c, m = results["config"], results["metrics"]
     low, high = m["success_ci95"]
+    rate = f"{m['success_rate']:.1%}" if m["episodes"] else "-"
+    ci = f"[{low:.1%}, {high:.1%}]" if m["episodes"] else "- (no completed episode)"
     lines = [
         f"# Evaluation: {c['env_id']}",
         "",
@@ -61,8 +63,9 @@ def render_markdown(results: dict[str, Any], plot_name: str | None) -> str:
         "",
         "| metric | value |",
         "| --- | --- |",
-        f"| success rate | {m['success_rate']:.1%} ({m['successes']}/{m['episodes']}) |",
-        f"| 95% CI (Wilson) | [{low:.1%}, {high:.1%}] |",
+        f"| success rate | {rate} ({m['successes']}/{m['episodes']} completed) |",
+        f"| 95% CI (Wilson) | {ci} |",
+        f"| aborted (not scored) | {m['aborted']} of {m.get('total_episodes', m['episodes'])} |",
         f"| mean reward | {m['mean_reward']:.3f} |",
     ]
     lines += [f"| {name} | {value:.1%} |" for name, value in m["pass_at_k"].items()]
@@ -70,19 +73,21 @@ def render_markdown(results: dict[str, Any], plot_name: str | None) -> str:
         f"| mean turns | {m['mean_turns']:.2f} |",
         f"| mean generated tokens | {m['mean_generated_tokens']:.1f} |",
         f"| wall time | {m['wall_s']:.1f} s |",
-        f"| aborted | {m['aborted']} |",
         f"| truncated | {m['truncated']} |",
         "",
     ]
     if m["abort_reasons"]:
-        lines += ["Abort reasons:", "", *[f"- {r}" for r in m["abort_reasons"]], ""]
+        lines += ["Aborted episodes are infrastructure failures (a dead server, a killed "
+                  "container), left out of every figure above. Reasons:", "",
+                  *[f"- {r}" for r in m["abort_reasons"]], ""]
     if plot_name:
         lines += [f"![results]({plot_name})", ""]
-    lines += ["## Per task", "", "| task | samples | successes | mean reward | mean turns |",
-              "| --- | --- | --- | --- | --- |"]
+    lines += ["## Per task", "",
+              "| task | completed | successes | mean reward | mean turns | aborted |",
+              "| --- | --- | --- | --- | --- | --- |"]
     lines += [
         f"| {r['task_id']} | {r['samples']} | {r['successes']} | {r['mean_reward']:.3f} | "
-        f"{r['mean_turns']:.2f} |"
+        f"{r['mean_turns']:.2f} | {r.get('aborted', 0)} |"
         for r in results["per_task"]
     ]
     return "\n".join(lines) + "\n"

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from agentgym.cli import app
 from agentgym.policies import FakePolicy
 from agentgym.rollout import TrajectoryStore
-from agentgym.rollout.evaluate import EvalConfig, run_eval
+from agentgym.rollout.evaluate import EvalConfig, run_eval, sample_ids
 
 
 def test_eval_writes_results_report_and_plot(counter_env: str, tmp_path: Path) -> None:
@@ -23,7 +23,8 @@ def test_eval_writes_results_report_and_plot(counter_env: str, tmp_path: Path) -
     saved = json.loads((out / "results.json").read_text())
     assert saved["metrics"]["successes"] == 20 and len(saved["per_task"]) == 10
     report = (out / "report.md").read_text()
-    assert "| success rate | 100.0% (20/20) |" in report and "![results](report.png)" in report
+    assert "| success rate | 100.0% (20/20 completed) |" in report
+    assert "![results](report.png)" in report
     assert (out / "report.png").read_bytes()[:4] == b"\x89PNG"
 
 
@@ -34,7 +35,10 @@ def test_eval_resume_skips_stored_episodes(counter_env: str, tmp_path: Path) -> 
     assert len({c["messages"][1]["content"] for c in first.calls}) == 4
     second = FakePolicy(("done",))
     results = run_eval(EvalConfig(counter_env, out=out, n=6, resume=True), policy=second)
-    assert {c["messages"][1]["content"] for c in second.calls} == {"task t4", "task t5"}
+    ids = [f"t{i}" for i in range(10)]
+    added = set(sample_ids(ids, 6, 0)) - set(sample_ids(ids, 4, 0))
+    assert {c["messages"][1]["content"] for c in second.calls} == {f"task {t}" for t in added}
+    assert len(added) == 2
     assert results["metrics"]["episodes"] == 6
     with TrajectoryStore(Path(out) / "trajectories") as store:
         assert len(store) == 6
@@ -55,9 +59,9 @@ def test_cli_eval_scripted_and_random(tmp_path: Path) -> None:
     runner = CliRunner()
     out = tmp_path / "scripted"
     result = runner.invoke(app, ["eval", "textgames/guess-number-v0", "--policy", "scripted",
-                                 "-n", "5", "--out", str(out)])
+                                 "-n", "5", "--out", str(out)], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
-    assert "100.0% (5/5)" in result.output
+    assert "100.0% (5/5 completed)" in result.output
     assert json.loads((out / "results.json").read_text())["metrics"]["success_rate"] == 1.0
     result = runner.invoke(app, ["eval", "guess-number", "--policy", "random", "-n", "5"])
     assert result.exit_code == 0, result.output

@@ -42,8 +42,16 @@ def _t(task: str, success: bool, turns: int = 2, aborted: bool = False) -> Traje
 def test_summary() -> None:
     trajs = [_t("a", True), _t("a", False), _t("b", False), _t("b", False, aborted=True)]
     m = summarize(trajs, k=2)
-    assert m["episodes"] == 4 and m["tasks"] == 2 and m["successes"] == 1
-    assert m["success_rate"] == 0.25 and m["aborted"] == 1
-    assert m["pass_at_k"] == {"pass@1": pytest.approx(0.25), "pass@2": pytest.approx(0.5)}
-    assert m["success_ci95"] == list(wilson_interval(1, 4))
-    assert m["mean_reward"] == 0.25 and m["mean_turns"] == 2.0
+    # the aborted episode is an infrastructure failure: reported beside, not scored
+    assert m["episodes"] == 3 and m["total_episodes"] == 4 and m["tasks"] == 2
+    assert m["successes"] == 1 and m["success_rate"] == pytest.approx(1 / 3)
+    assert m["aborted"] == 1
+    assert m["pass_at_k"] == {"pass@1": pytest.approx(0.25), "pass@2": pytest.approx(1.0)}
+    assert m["success_ci95"] == list(wilson_interval(1, 3))
+    assert m["mean_reward"] == pytest.approx(1 / 3) and m["mean_turns"] == 2.0
+
+
+def test_summary_of_only_aborted_episodes_has_no_rate() -> None:
+    m = summarize([_t("a", False, aborted=True), _t("b", False, aborted=True)])
+    assert m["episodes"] == 0 and m["aborted"] == 2 and m["total_episodes"] == 2
+    assert m["success_ci95"] == [0.0, 1.0] and m["pass_at_k"] == {}
