@@ -23,8 +23,10 @@ or a host outside :meth:`allowed_origins` is refused, and a dead browser raises
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from typing import Any
+from collections.abc import Coroutine
+from typing import Any, TypeVar
 
 from agentgym.env import AgentEnv, Observation, StepResult
 from agentgym.errors import ResetNeeded
@@ -43,6 +45,7 @@ from .executor import ActionFailed, execute
 from .observation import AXTree, prune_html, render_ax_tree, render_tabs
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 INSTRUCTIONS = """You are a web agent. Each turn you see the page's accessibility tree, where \
 every element has an id in brackets, and you answer with exactly one action:
@@ -93,6 +96,8 @@ class WebEnv(AgentEnv):
         self.done = True
         self.steps = 0
         self.last_error = ""
+        self.home_loop: asyncio.AbstractEventLoop | None = None
+        """The loop the browser session lives on (set by reset)."""
 
     # -- for subclasses ----------------------------------------------------------------------
 
@@ -168,6 +173,7 @@ class WebEnv(AgentEnv):
 
     async def _areset(self, options: dict[str, Any]) -> tuple[Observation, dict[str, Any]]:
         await self._close_session()
+        self.home_loop = asyncio.get_running_loop()
         if self.pool is None or self.pool.closed:
             self.pool = await shared_pool(self.browser_config)
         self.session = await self.pool.new_session(NetworkPolicy(self.allowed_origins()))
@@ -213,6 +219,30 @@ class WebEnv(AgentEnv):
         if self.pool is not None:
             pool, self.pool = self.pool, None
             await release_pool(pool)
+
+    def close(self) -> None:
+        """Close the session on the loop that opened it (the engine closes envs from threads)."""
+        home = self.home_loop
+        if home is not None and home is not self._loop and home.is_running():
+            try:
+                running = asyncio.get_running_loop()
+            except RuntimeError:
+                running = None
+            if running is home:  # called synchronously on the loop itself: schedule it
+                home.create_task(self._aclose())
+            else:
+                asyncio.run_coroutine_threadsafe(self._aclose(), home).result(timeout=30)
+            self.home_loop = None
+            return
+        super().close()
+
+    def run_on_home_loop(self, coro: Coroutine[Any, Any, T], timeout_s: float = 30.0) -> T:
+        """Run ``coro`` on the loop that owns the browser session, from another thread."""
+        home = self.home_loop
+        if home is None or not home.is_running():
+            coro.close()
+            raise ResetNeeded("the env has no running browser session; call reset() first")
+        return asyncio.run_coroutine_threadsafe(coro, home).result(timeout=timeout_s)
 
 
 __all__ = ["INSTRUCTIONS", "WebEnv"]

@@ -10,7 +10,6 @@ and ``WOB_RAW_REWARD_GLOBAL`` (or the time-scaled ``WOB_REWARD_GLOBAL``) scores 
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from agentgym.errors import EnvError, TaskError
@@ -62,7 +61,6 @@ class MiniWoBEnv(WebEnv):
         (MiniWoB's time-scaled reward)."""
         self.episode_max_time_s = episode_max_time_s
         self.task: Task | None = None
-        self._home: asyncio.AbstractEventLoop | None = None
         if task in KNOWN_BROKEN:
             self.instructions += f"\n(Known limitation of this task: {KNOWN_BROKEN[task]}.)"
 
@@ -82,7 +80,6 @@ class MiniWoBEnv(WebEnv):
     async def setup_episode(self, options: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         """Load the page, seed it and start the episode; the goal is the utterance."""
         assert self.session is not None  # noqa: S101 -- set by WebEnv before this call
-        self._home = asyncio.get_running_loop()
         self.task = self._select(options)
         seed = int(self.task.data["seed"])
         page = self.session.page
@@ -152,10 +149,9 @@ class MiniWoBEnv(WebEnv):
 
     def expert_actions(self, task: Task) -> list[str] | None:
         """The expert protocol (called from a worker thread): runs on the env's loop."""
-        if self._home is None or not self._home.is_running():
+        if self.session is None:
             return None
-        future = asyncio.run_coroutine_threadsafe(self.aexpert_actions(), self._home)
-        return future.result(timeout=30)
+        return self.run_on_home_loop(self.aexpert_actions())
 
 
 __all__ = ["REWARD_MODES", "MiniWoBEnv"]
