@@ -67,3 +67,6 @@ def agentgym_register_envs(register: EnvRegistrar) -> None:
     from .web.miniwob.registration import register_miniwob
 
     register_miniwob(register)
+    from .webarena.registration import register_webarena
+
+    register_webarena(register)
