@@ -17,7 +17,8 @@ DEFAULT_PORT = 8000
 def _uvicorn(app: Any, host: str, port: int, log_level: str) -> None:
     import uvicorn
 
-    uvicorn.run(app, host=host, port=port, log_level=log_level, ws_max_size=64 * 2**20)
+    uvicorn.run(app, host=host, port=port, log_level=log_level, ws_max_size=64 * 2**20,
+                timeout_graceful_shutdown=5)
 
 
 def serve_http(
