@@ -7,11 +7,31 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol, runtime_checkable
 
-from .errors import SQLForbiddenError, SQLResultTooLargeError, SQLTimeoutError
+from .errors import SQLForbiddenError, SQLResultTooLargeError, SQLSyntaxError, SQLTimeoutError
 from .result import QueryResult
 from .statements import Dialect, first_keyword, single_statement
 
-__all__ = ["ExecutionLimits", "SQLExecutor", "build_result", "fetch_capped", "value_size"]
+SQL_STATEMENT_KEYWORDS = frozenset(
+    {
+        "ABORT", "ALTER", "ANALYZE", "ATTACH", "BEGIN", "CALL", "CHECKPOINT", "CLOSE", "CLUSTER",
+        "COMMENT", "COMMIT", "COPY", "CREATE", "DEALLOCATE", "DECLARE", "DELETE", "DETACH",
+        "DISCARD", "DO", "DROP", "END", "EXECUTE", "EXPLAIN", "FETCH", "GRANT", "IMPORT",
+        "INSERT", "LISTEN", "LOAD", "LOCK", "MERGE", "MOVE", "NOTIFY", "PRAGMA", "PREPARE",
+        "REASSIGN", "REFRESH", "REINDEX", "RELEASE", "REPLACE", "RESET", "REVOKE", "ROLLBACK",
+        "SAVEPOINT", "SECURITY", "SELECT", "SET", "SHOW", "START", "TABLE", "TRUNCATE",
+        "UNLISTEN", "UPDATE", "UPSERT", "VACUUM", "VALUES", "WITH",
+    }
+)  # fmt: skip
+"""First words of SQL statements in either dialect: any other first word is a syntax error."""
+
+__all__ = [
+    "SQL_STATEMENT_KEYWORDS",
+    "ExecutionLimits",
+    "SQLExecutor",
+    "build_result",
+    "fetch_capped",
+    "value_size",
+]
 
 
 @dataclass(frozen=True)
@@ -20,6 +40,12 @@ class ExecutionLimits:
 
     timeout_s: float = 5.0
     """Wall-clock limit for executing and fetching one statement, in seconds."""
+    max_steps: int | None = None
+    """Work budget of one statement in SQLite virtual-machine instructions (``None``: none).
+
+    Counted by the progress handler, so a query gets the same verdict on an idle and on a
+    loaded machine; ``timeout_s`` then only backs it up. PostgreSQL has no such counter and
+    ignores it."""
     max_rows: int = 1000
     """Rows kept; a statement returning more comes back with ``truncated=True``."""
     max_bytes: int = 1_000_000
@@ -131,14 +157,30 @@ def read_statement(
 ) -> str:
     """The one statement in ``sql`` if it is short enough and starts with a read keyword.
 
-    Raises :class:`SQLForbiddenError` otherwise; shared by the SQLite and PostgreSQL executors.
+    Raises :class:`SQLForbiddenError` for a write or other non-read statement and
+    :class:`SQLSyntaxError` for text that is not SQL (an unknown first word such as ``SELEC``,
+    characters that cannot be encoded, such as a lone surrogate); shared by both executors.
     """
+    if not isinstance(sql, str):
+        raise SQLSyntaxError(f"query must be text, not {type(sql).__name__}")
     if len(sql) > limits.max_sql_chars:
         raise SQLForbiddenError(
             f"query is {len(sql)} characters, over the {limits.max_sql_chars} limit"
         )
+    try:
+        sql.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise SQLSyntaxError(
+            f"the query holds a character that is not valid text ({e.object[e.start]!r} at "
+            f"position {e.start}): send plain UTF-8 SQL"
+        ) from None
+    if "\0" in sql:
+        raise SQLSyntaxError("the query holds a NUL character: send plain SQL text")
     statement = single_statement(sql, dialect)
     keyword = first_keyword(statement, dialect)
+    if keyword not in read_keywords and keyword not in SQL_STATEMENT_KEYWORDS:
+        word = keyword or statement.split(None, 1)[0][:30]
+        raise SQLSyntaxError(f"syntax error at or near {word!r}: a query starts with SELECT")
     if keyword not in read_keywords:
         raise SQLForbiddenError(
             f"{keyword or 'this statement'} is not allowed: the database is read-only, "

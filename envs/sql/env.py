@@ -9,6 +9,13 @@ Models without tool calling may use the text protocol instead: ``<sql>...</sql>`
 Reward: 1 when the submitted query's result equals the gold query's result under Spider's
 test-suite rules (any column order; row order only when the gold query sorts), else 0. Queries
 run on SQLite by default, or on PostgreSQL with ``engine="postgres"`` and a connection string.
+
+On SQLite a query is budgeted by the work it does (``max_steps`` virtual-machine instructions),
+so the same query gets the same verdict on an idle and on a loaded machine; the wall-clock
+``timeout_s`` only backs that up. On PostgreSQL, which counts no work, ``timeout_s`` is the
+budget. Failures that are not the model's abort the episode (they raise
+:class:`~agentgym.errors.InfrastructureError`): a dead database connection (after one retry on a
+fresh connection) and a gold query that cannot be computed.
 """
 
 from __future__ import annotations
@@ -19,10 +26,10 @@ from functools import cache
 from typing import Any
 
 from agentgym import Task, TaskSet, TaskToolEnv, ToolCall, parse_tool_calls
-from agentgym.errors import ToolError
+from agentgym.errors import InfrastructureError, ToolError
 
 from .base import ExecutionLimits, SQLExecutor
-from .errors import SQLError
+from .errors import SQLConnectionError, SQLError
 from .evaluator import order_matters, results_match
 from .executor import SqliteExecutor
 from .result import QueryResult, render_result
@@ -52,10 +59,23 @@ def load_tasks() -> TaskSet:
     return load_task_set()
 
 
+DEFAULT_MAX_STEPS = 100_000_000
+"""SQLite work budget per query: about 4x the heaviest bundled gold query (27 M steps)."""
+SQLITE_BACKSTOP_S = 60.0
+"""Wall-clock backstop of a SQLite query when a work budget is set."""
+POSTGRES_TIMEOUT_S = 5.0
+"""Default wall-clock budget of a PostgreSQL query."""
+GOLD_TIMEOUT_S = 120.0
+"""Wall-clock limit of a gold query (trusted, no work budget); failing it aborts the episode."""
+
+
 @cache
-def _sqlite_executor(db_id: str, timeout_s: float) -> SqliteExecutor:
-    """One shared executor per database and timeout (connections are per thread)."""
-    return SqliteExecutor(database_path(db_id), ExecutionLimits(timeout_s=timeout_s))
+def _sqlite_executor(
+    db_id: str, timeout_s: float, max_steps: int | None = None
+) -> SqliteExecutor:
+    """One shared executor per database and limits (connections are pooled)."""
+    limits = ExecutionLimits(timeout_s=timeout_s, max_steps=max_steps)
+    return SqliteExecutor(database_path(db_id), limits)
 
 
 @cache
@@ -84,7 +104,8 @@ class SQLEnv(TaskToolEnv):
         postgres_conninfo: str | None = None,
         difficulty: str | None = None,
         single_value_only: bool = False,
-        timeout_s: float = 5.0,
+        timeout_s: float | None = None,
+        max_steps: int | None = DEFAULT_MAX_STEPS,
         max_rows_shown: int = 20,
         show_schema: bool = True,
         backend: str | None = None,
@@ -100,7 +121,10 @@ class SQLEnv(TaskToolEnv):
                 ``$AGENTGYM_SQL_POSTGRES``.
             difficulty: keep only ``easy``, ``medium`` or ``hard`` tasks.
             single_value_only: keep only tasks whose answer is one value (for small models).
-            timeout_s: wall-clock limit per query.
+            timeout_s: wall-clock limit per query (default: 60 s as a backstop of
+                ``max_steps`` on SQLite, 5 s on PostgreSQL).
+            max_steps: work budget per query in SQLite virtual-machine steps (``None``: only
+                the wall clock counts); ignored on PostgreSQL.
             max_rows_shown: rows of a result shown to the model.
             show_schema: include the ``CREATE TABLE`` statements in the first observation.
             backend: alias of ``engine`` (``make("sql", backend="postgres", dsn=...)``).
@@ -116,7 +140,11 @@ class SQLEnv(TaskToolEnv):
         self.conninfo = postgres_conninfo or os.environ.get(ENV_POSTGRES, "")
         if engine == "postgres" and not self.conninfo:
             raise ValueError(f"engine='postgres' needs postgres_conninfo or ${ENV_POSTGRES}")
+        if timeout_s is None:
+            backstop = SQLITE_BACKSTOP_S if max_steps is not None else POSTGRES_TIMEOUT_S
+            timeout_s = POSTGRES_TIMEOUT_S if engine == "postgres" else backstop
         self.timeout_s = timeout_s
+        self.max_steps = max_steps if engine == "sqlite" else None
         self.max_rows_shown = max_rows_shown
         self.show_schema = show_schema
         tasks = [
@@ -134,7 +162,7 @@ class SQLEnv(TaskToolEnv):
         """The executor for ``db_id`` on this env's engine."""
         if self.engine == "postgres":
             return _postgres_executor(self.conninfo, db_id, self.timeout_s)
-        return _sqlite_executor(db_id, self.timeout_s)
+        return _sqlite_executor(db_id, self.timeout_s, self.max_steps)
 
     def make_tools(self) -> list[Any]:
         """execute_sql and submit."""
@@ -162,8 +190,18 @@ class SQLEnv(TaskToolEnv):
         return calls
 
     def gold_result(self, task: Task) -> QueryResult:
-        """The gold query's result on this env's engine."""
-        return _gold(self, task.data["db_id"], task.data["gold_sql"])
+        """The gold query's result on this env's engine.
+
+        Raises :class:`InfrastructureError` when it cannot be computed: the reference answer
+        is missing, which is never the model's fault.
+        """
+        try:
+            return _gold(self, task.data["db_id"], task.data["gold_sql"])
+        except SQLError as e:
+            raise InfrastructureError(
+                f"the reference query of {task.task_id} failed: {type(e).__name__}: {e}",
+                retryable=isinstance(e, SQLConnectionError),
+            ) from e
 
     # -- tools -------------------------------------------------------------------------------
 
@@ -177,6 +215,8 @@ class SQLEnv(TaskToolEnv):
             raise ToolError("no task: call reset() first")
         try:
             result = self.executor(self.task.data["db_id"]).execute(query)
+        except SQLConnectionError:
+            raise  # the database failed, not the model: the episode is aborted
         except SQLError as e:
             raise ToolError(str(e)) from e
         return render_result(result, max_rows=self.max_rows_shown)
@@ -191,14 +231,15 @@ class SQLEnv(TaskToolEnv):
         if task is None:
             raise ToolError("no task: call reset() first")
         gold_sql = task.data["gold_sql"]
+        gold = self.gold_result(task)  # first: a missing reference aborts, whatever the query
         try:
             predicted = self.executor(task.data["db_id"]).execute(query)
+        except SQLConnectionError:
+            raise  # the database failed, not the model: the episode is aborted
         except SQLError as e:
             self.finish(0.0, success=False, sql_error=type(e).__name__)
             return f"Submitted. Your query failed: {e}"
-        correct = results_match(
-            self.gold_result(task), predicted, order_matters=order_matters(gold_sql)
-        )
+        correct = results_match(gold, predicted, order_matters=order_matters(gold_sql))
         self.finish(float(correct), success=correct, rows=len(predicted.rows))
         verdict = "correct" if correct else "incorrect"
         return f"Submitted: {verdict}.\n{render_result(predicted, max_rows=5)}"
@@ -218,9 +259,9 @@ def _gold(env: SQLEnv, db_id: str, sql: str) -> QueryResult:
 
 @cache
 def _gold_cached(engine: str, conninfo: str, timeout_s: float, db_id: str, sql: str) -> QueryResult:
-    """The cached result behind :func:`_gold`."""
+    """The cached result behind :func:`_gold` (no work budget: the gold query is trusted)."""
     if engine == "postgres":
         executor = _postgres_executor(conninfo, db_id, timeout_s)
     else:
         executor = _sqlite_executor(db_id, timeout_s)
-    return executor.execute(sql, limits=ExecutionLimits(timeout_s=max(timeout_s, 30.0)))
+    return executor.execute(sql, limits=ExecutionLimits(timeout_s=max(timeout_s, GOLD_TIMEOUT_S)))

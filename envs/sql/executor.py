@@ -4,7 +4,9 @@ Layers, outermost first: one statement only, whose first keyword is a read (``SE
 ``VALUES``, ``EXPLAIN`` or a whitelisted ``PRAGMA``); the file opened ``mode=ro&immutable=1``;
 ``PRAGMA query_only``; an authorizer that allows only reads and safe functions; engine limits
 (no attached databases, 100 kB values); ``load_extension`` switched off; a progress handler that
-interrupts the statement at its deadline; and a capped fetch of the rows.
+interrupts the statement when it has used up its work budget (``ExecutionLimits.max_steps``
+virtual-machine instructions, the same on an idle and a loaded machine) or passed its wall-clock
+deadline; and a capped fetch of the rows.
 
 Connections come from a small bounded pool (:mod:`.pool`), opened once and reused: opening and
 hardening one costs about ten light queries, and SQLite releases the GIL while it steps, so
@@ -30,6 +32,7 @@ from .errors import (
     SQLResultTooLargeError,
     SQLSyntaxError,
     SQLTimeoutError,
+    SQLWorkLimitError,
 )
 from .pool import ConnectionPool
 from .result import QueryResult
@@ -47,9 +50,21 @@ class _Guard:
         self.deadline = float("inf")
         self.timed_out = False
         self.denied: str | None = None
+        self.steps = 0
+        self.max_steps: int | None = None
+        self.over_budget = False
+
+    def start(self, deadline: float, max_steps: int | None) -> None:
+        """Arm the guard for one statement."""
+        self.deadline, self.max_steps = deadline, max_steps
+        self.steps, self.timed_out, self.over_budget, self.denied = 0, False, False, None
 
     def progress(self) -> int:
         """Progress handler: a non-zero return interrupts the running statement."""
+        self.steps += sqlite_guard.PROGRESS_OPS
+        if self.max_steps is not None and self.steps > self.max_steps:
+            self.over_budget = True
+            return 1
         if time.monotonic() > self.deadline:
             self.timed_out = True
             return 1
@@ -105,9 +120,7 @@ class SqliteExecutor:
         limits = limits or self.limits
         statement = read_statement(sql, limits, "sqlite", _READ_KEYWORDS)
         with self._pool.lease() as (conn, guard):
-            guard.deadline = started + limits.timeout_s
-            guard.timed_out = False
-            guard.denied = None
+            guard.start(started + limits.timeout_s, limits.max_steps)
             cursor = conn.cursor()
             try:
                 cursor.execute(statement)
@@ -115,7 +128,8 @@ class SqliteExecutor:
                 rows, truncated = fetch_capped(cursor.fetchmany, limits, guard.deadline)
             except SQLError:
                 raise
-            except (sqlite3.Error, sqlite3.Warning, MemoryError, OverflowError) as e:
+            except (sqlite3.Error, sqlite3.Warning, MemoryError, OverflowError, ValueError,
+                    RecursionError) as e:
                 raise self._translate(e, guard, limits) from e
             finally:
                 cursor.close()
@@ -128,6 +142,11 @@ class SqliteExecutor:
         """Map an engine exception to the matching :class:`SQLError` subclass."""
         message = str(error)
         lowered = message.lower()
+        if guard.over_budget:
+            return SQLWorkLimitError(
+                f"query did more than {limits.max_steps:,} steps of work and was stopped: "
+                "add filters, avoid cross joins or add a LIMIT"
+            )
         if guard.timed_out or lowered == "interrupted":
             return SQLTimeoutError(
                 f"query took longer than {limits.timeout_s:g} s and was stopped: "

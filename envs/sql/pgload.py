@@ -3,11 +3,14 @@
 Types are translated so that the same gold SQL gives the same answers on both engines:
 ``INTEGER`` becomes ``bigint``, ``REAL`` becomes ``numeric`` (so ``ROUND(x, 2)`` works and sums
 are exact) and ``TEXT`` becomes ``text COLLATE "C"`` (byte order, as SQLite sorts). Primary and
-foreign keys are kept. :func:`create_readonly_role` then makes the login role the executor uses:
-no privileges but ``USAGE`` on the schemas and ``SELECT`` on their tables, every transaction
-read-only by default, and a ``statement_timeout``.
+foreign keys are kept. :func:`create_readonly_role` then makes the login roles the executor
+uses: one per schema (``<role>_<schema>``, see :func:`schema_role`) with ``USAGE`` on that schema
+and ``SELECT`` on its tables only, every transaction read-only by default, and a
+``statement_timeout``; and it revokes from ``PUBLIC`` the functions that act outside a read-only
+transaction (:data:`REVOKED_FUNCTIONS`: signalling backends, large objects, ``pg_notify``).
 
-Load into a database dedicated to agentgym: each schema is dropped and recreated.
+Load into a database dedicated to agentgym: each schema is dropped and recreated, and the revoked
+functions are revoked for every non-superuser of that database.
 """
 
 from __future__ import annotations
@@ -19,13 +22,34 @@ from typing import Any
 
 from agentgym.errors import missing_extra
 
+REVOKED_FUNCTIONS = (
+    "pg_terminate_backend",
+    "pg_cancel_backend",
+    "pg_signal_backend",
+    "pg_notify",
+    "lo_creat",
+    "lo_create",
+    "lo_unlink",
+    "lo_import",
+    "lo_export",
+    "lo_from_bytea",
+    "lo_put",
+    "lo_open",
+    "lowrite",
+    "lo_truncate",
+    "lo_truncate64",
+)
+"""``pg_catalog`` functions no model query needs and whose effects reach past its transaction."""
+
 __all__ = [
+    "REVOKED_FUNCTIONS",
     "ColumnDef",
     "TableDef",
     "create_readonly_role",
     "load_database",
     "pg_type",
     "read_sqlite_tables",
+    "schema_role",
     "table_checksums",
 ]
 
@@ -160,6 +184,26 @@ def load_database(conn: Any, sqlite_path: str | Path, schema: str) -> dict[str, 
     return counts
 
 
+def schema_role(role: str, schema: str) -> str:
+    """Name of ``role``'s login role for one schema (PostgreSQL names hold 63 bytes)."""
+    return f"{role}_{schema}"[:63]
+
+
+def revoke_side_effect_functions(conn: Any) -> list[str]:
+    """Revoke :data:`REVOKED_FUNCTIONS` (every overload) from ``PUBLIC``; return signatures."""
+    sql = _psycopg().sql
+    rows = conn.execute(
+        "SELECT p.oid::regprocedure::text FROM pg_proc p "
+        "JOIN pg_namespace n ON n.oid = p.pronamespace "
+        "WHERE n.nspname = 'pg_catalog' AND p.proname = ANY(%s)",
+        (list(REVOKED_FUNCTIONS),),
+    ).fetchall()
+    for (signature,) in rows:
+        conn.execute(sql.SQL("REVOKE EXECUTE ON FUNCTION {} FROM PUBLIC").format(
+            sql.SQL(signature)))  # fmt: skip
+    return [row[0] for row in rows]
+
+
 def create_readonly_role(
     conn: Any,
     role: str,
@@ -167,44 +211,67 @@ def create_readonly_role(
     schemas: list[str],
     statement_timeout_ms: int = 5000,
 ) -> None:
-    """Create or update ``role``: login, ``SELECT`` on ``schemas`` only, read-only by default."""
+    """Create or update ``role`` and its per-schema roles (``SELECT`` on one schema each).
+
+    Every role logs in with ``password``, is read-only by default and has the same limits;
+    ``role`` itself reads no schema, :class:`.postgres.PostgresExecutor` logs in as
+    :func:`schema_role` of it. Also revokes :data:`REVOKED_FUNCTIONS` from ``PUBLIC``.
+    """
+    with conn.transaction():
+        _readonly_role(conn, role, password, statement_timeout_ms)
+        sql = _psycopg().sql
+        for schema in schemas:  # the shared role of earlier versions read every schema
+            conn.execute(sql.SQL("REVOKE ALL ON SCHEMA {} FROM {}").format(
+                sql.Identifier(schema), sql.Identifier(role)))  # fmt: skip
+            conn.execute(sql.SQL("REVOKE ALL ON ALL TABLES IN SCHEMA {} FROM {}").format(
+                sql.Identifier(schema), sql.Identifier(role)))  # fmt: skip
+        for schema in schemas:
+            name = schema_role(role, schema)
+            _readonly_role(conn, name, password, statement_timeout_ms)
+            _grant_schema(conn, name, schema)
+        revoke_side_effect_functions(conn)
+
+
+def _grant_schema(conn: Any, role: str, schema: str) -> None:
+    """``USAGE`` on ``schema`` and ``SELECT`` on its tables for ``role``."""
+    sql = _psycopg().sql
+    ident, schema_ident = sql.Identifier(role), sql.Identifier(schema)
+    conn.execute(sql.SQL("GRANT USAGE ON SCHEMA {} TO {}").format(schema_ident, ident))
+    conn.execute(
+        sql.SQL("GRANT SELECT ON ALL TABLES IN SCHEMA {} TO {}").format(schema_ident, ident)
+    )
+
+
+def _readonly_role(conn: Any, role: str, password: str | None, statement_timeout_ms: int) -> None:
+    """Create or update one login role: no privileges, read-only transactions, limits."""
     sql = _psycopg().sql
     ident = sql.Identifier(role)
-    with conn.transaction():
-        exists = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone()
-        if not exists:
-            conn.execute(sql.SQL("CREATE ROLE {} LOGIN").format(ident))
+    exists = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone()
+    if not exists:
+        conn.execute(sql.SQL("CREATE ROLE {} LOGIN").format(ident))
+    conn.execute(
+        sql.SQL(
+            "ALTER ROLE {} WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT "
+            "NOREPLICATION NOBYPASSRLS CONNECTION LIMIT 64 PASSWORD {}"
+        ).format(ident, sql.Literal(password))
+    )
+    settings = {
+        "default_transaction_read_only": "on",
+        "statement_timeout": str(statement_timeout_ms),
+        "idle_in_transaction_session_timeout": "60000",
+        "work_mem": "16MB",
+        "temp_file_limit": "262144",  # kB
+    }
+    for name, value in settings.items():
         conn.execute(
-            sql.SQL(
-                "ALTER ROLE {} WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT "
-                "NOREPLICATION NOBYPASSRLS CONNECTION LIMIT 64 PASSWORD {}"
-            ).format(ident, sql.Literal(password))
-        )
-        settings = {
-            "default_transaction_read_only": "on",
-            "statement_timeout": str(statement_timeout_ms),
-            "idle_in_transaction_session_timeout": "60000",
-            "work_mem": "16MB",
-            "temp_file_limit": "262144",  # kB
-        }
-        for name, value in settings.items():
-            conn.execute(
-                sql.SQL("ALTER ROLE {} SET {} = {}").format(
-                    ident, sql.Identifier(name), sql.Literal(value)
-                )
+            sql.SQL("ALTER ROLE {} SET {} = {}").format(
+                ident, sql.Identifier(name), sql.Literal(value)
             )
-        database = conn.execute("SELECT current_database()").fetchone()[0]
-        conn.execute(
-            sql.SQL("GRANT CONNECT ON DATABASE {} TO {}").format(sql.Identifier(database), ident)
         )
-        for schema in schemas:
-            schema_ident = sql.Identifier(schema)
-            conn.execute(sql.SQL("GRANT USAGE ON SCHEMA {} TO {}").format(schema_ident, ident))
-            conn.execute(
-                sql.SQL("GRANT SELECT ON ALL TABLES IN SCHEMA {} TO {}").format(
-                    sql.Identifier(schema), ident
-                )
-            )
+    database = conn.execute("SELECT current_database()").fetchone()[0]
+    conn.execute(
+        sql.SQL("GRANT CONNECT ON DATABASE {} TO {}").format(sql.Identifier(database), ident)
+    )
 
 
 def table_checksums(conn: Any, schema: str) -> dict[str, tuple[int, str]]:

@@ -83,6 +83,16 @@ class ConnectionPool(Generic[C]):
         """Connections currently open (idle or borrowed)."""
         return self._live
 
+    def discard_idle(self) -> int:
+        """Close every idle connection (after one turned out dead); return how many."""
+        with self._cond:
+            idle, self._idle = self._idle, []
+            self._live -= len(idle)
+            self._cond.notify_all()
+        for conn in idle:
+            self._close(conn)
+        return len(idle)
+
     def close(self) -> None:
         """Close idle connections now and borrowed ones when they come back."""
         with self._cond:

@@ -7,13 +7,25 @@ inside ``BEGIN READ ONLY`` ... ``ROLLBACK``, so even session settings it changes
 deadline; and a server-side cursor (``DECLARE ... CURSOR``, which accepts only queries) fetched
 in batches, so a huge result never crosses the wire.
 
+Isolation between episodes: the executor logs in as the schema's own role
+(``<role>_<schema>``, made by :func:`.pgload.create_readonly_role`), which can read that schema
+only; after every statement the pooled connection is reset with ``DISCARD ALL`` (advisory locks,
+prepared statements, ``LISTEN``, temporary objects and settings do not outlive the statement);
+and the loader revokes the functions with effects outside the transaction (signalling other
+backends, large objects, ``pg_notify``).
+
 Values come back as SQLite would give them: integral numerics as ``int``, other numerics as
-``float``. Connections come from a small bounded pool (:mod:`.pool`); a broken one is dropped
-and the next query opens a fresh one.
+``float``. Connections come from a small bounded pool (:mod:`.pool`). A connection that turns
+out dead (the server restarted, the backend was terminated) is dropped together with the other
+idle ones and the statement is retried once on a fresh connection, which is safe because it
+only reads; if that fails too, :class:`.errors.SQLConnectionError` (an
+:class:`~agentgym.errors.InfrastructureError`) tells the env to abort the episode.
 """
 
 from __future__ import annotations
 
+import getpass
+import os
 import threading
 import time
 from collections.abc import Sequence
@@ -22,14 +34,16 @@ from typing import Any
 
 from .base import ExecutionLimits, build_result, fetch_capped, read_statement
 from .errors import (
+    SQLConnectionError,
     SQLError,
     SQLExecutionError,
     SQLForbiddenError,
+    SQLResourceLimitError,
     SQLResultTooLargeError,
     SQLSyntaxError,
     SQLTimeoutError,
 )
-from .pgload import _psycopg
+from .pgload import _psycopg, schema_role
 from .pool import ConnectionPool
 from .result import QueryResult
 
@@ -67,11 +81,20 @@ class PostgresExecutor:
         schema: str,
         limits: ExecutionLimits | None = None,
         max_connections: int = 8,
+        per_schema_role: bool = True,
     ) -> None:
-        """``conninfo`` should log in as the read-only role; ``schema`` is the database id."""
+        """``conninfo`` logs in as the read-only role; ``schema`` is the database id.
+
+        With ``per_schema_role`` (the default) the executor logs in as that role's per-schema
+        role instead (same password), so a query can read its own schema only.
+        """
         self._pg = _psycopg()
-        self.conninfo = conninfo
         self.schema = schema
+        if per_schema_role:
+            params = self._pg.conninfo.conninfo_to_dict(conninfo)
+            user = str(params.get("user") or os.environ.get("PGUSER") or getpass.getuser())
+            conninfo = self._pg.conninfo.make_conninfo(conninfo, user=schema_role(user, schema))
+        self.conninfo = conninfo
         self.limits = limits or ExecutionLimits()
         self._pool: ConnectionPool[Any] = ConnectionPool(
             self._connect, lambda conn: conn.close(), max_connections
@@ -80,18 +103,28 @@ class PostgresExecutor:
     def _connect(self) -> Any:
         """Open a new autocommit connection."""
         try:
-            return self._pg.connect(self.conninfo, autocommit=True)
+            # No server-side prepared statements: DISCARD ALL drops them after every query.
+            return self._pg.connect(self.conninfo, autocommit=True, prepare_threshold=None)
         except self._pg.Error as e:
-            raise SQLExecutionError(f"cannot connect to PostgreSQL: {e}") from e
+            raise SQLConnectionError(f"cannot connect to PostgreSQL: {e}") from e
 
     def execute(self, sql: str, *, limits: ExecutionLimits | None = None) -> QueryResult:
         """Run exactly one read-only statement and return its capped result.
 
-        ``limits`` replaces the executor's own limits for this call only.
+        ``limits`` replaces the executor's own limits for this call only. A dead connection is
+        replaced and the statement retried once before :class:`SQLConnectionError` is raised.
         """
-        started = time.monotonic()
         limits = limits or self.limits
         statement = read_statement(sql, limits, "postgres", _READ_KEYWORDS)
+        try:
+            return self._execute(statement, limits)
+        except SQLConnectionError:
+            self._pool.discard_idle()  # killed together, most likely; open fresh ones
+            return self._execute(statement, limits)
+
+    def _execute(self, statement: str, limits: ExecutionLimits) -> QueryResult:
+        """One attempt at running a checked statement."""
+        started = time.monotonic()
         conn = self._pool.acquire()
         deadline = started + limits.timeout_s
         timer = threading.Timer(limits.timeout_s, self._cancel, args=(conn,))
@@ -116,9 +149,15 @@ class PostgresExecutor:
             raise
         except self._pg.Error as e:
             raise self._translate(e, time.monotonic() >= deadline - 0.01, limits) from e
+        except RecursionError as e:  # a deeply nested value (jsonb, arrays) while converting
+            raise SQLResultTooLargeError(
+                "a value in the result is nested too deeply to read: select a part of it"
+            ) from e
+        except (UnicodeError, ValueError) as e:
+            raise SQLExecutionError(f"the result could not be read: {e}") from e
         finally:
             timer.cancel()
-            self._pool.release(conn, broken=not self._rollback(conn))
+            self._pool.release(conn, broken=not self._reset(conn))
         return build_result(columns, rows, truncated, started)
 
     def _cancel(self, conn: Any) -> None:
@@ -129,12 +168,18 @@ class PostgresExecutor:
         except self._pg.Error:  # the query may have ended meanwhile; nothing to do
             return
 
-    def _rollback(self, conn: Any) -> bool:
-        """End the transaction; False if the connection is no longer usable."""
+    def _reset(self, conn: Any) -> bool:
+        """Roll back and ``DISCARD ALL``; False if the connection is no longer usable.
+
+        ``DISCARD ALL`` drops what a statement could leave on the session outside its
+        transaction: session advisory locks, ``LISTEN``, prepared statements, temporary
+        tables, settings.
+        """
         if conn.closed:
             return False
         try:
             conn.execute("ROLLBACK")
+            conn.execute("DISCARD ALL")
         except self._pg.Error:
             return False
         return True
@@ -156,10 +201,15 @@ class PostgresExecutor:
             return SQLForbiddenError(f"{message} (the database is read-only)")
         if isinstance(error, (errors.ProgramLimitExceeded, errors.OutOfMemory)):
             return SQLResultTooLargeError(message)
+        if isinstance(error, (errors.ConfigurationLimitExceeded, errors.DiskFull)):
+            return SQLResourceLimitError(
+                f"the query needed more temporary disk space than allowed ({message}): "
+                "add filters, avoid large sorts and cross joins, or add a LIMIT"
+            )
         if isinstance(error, errors.SyntaxError):
             return SQLSyntaxError(message)
         if isinstance(error, self._pg.OperationalError):
-            return SQLExecutionError(f"database connection problem: {message}")
+            return SQLConnectionError(f"database connection problem: {message}")
         return SQLExecutionError(message)
 
     def schema_sql(self) -> str:

@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from agentgym.envs.sql import SqliteExecutor, database_path
+from agentgym.envs.sql.base import ExecutionLimits
 from agentgym.envs.sql.data import build
+from agentgym.envs.sql.env import DEFAULT_MAX_STEPS, GOLD_TIMEOUT_S
 from agentgym.envs.sql.tasks import DB_DIR, TASKS_FILE, database_ids, load_task_set, read_tasks
 
 TASKS = read_tasks()
@@ -87,9 +89,12 @@ def test_total_size() -> None:
 
 @pytest.mark.parametrize("db_id", database_ids())
 def test_every_gold_query_is_non_trivial(db_id: str) -> None:
+    # Budgeted by work, not wall time (the same verdict on a loaded machine), with room to spare:
+    # every gold query fits in half the env's default budget.
+    limits = ExecutionLimits(timeout_s=GOLD_TIMEOUT_S, max_steps=DEFAULT_MAX_STEPS // 2)
     with SqliteExecutor(database_path(db_id)) as executor:
         for task in (t for t in TASKS if t["db_id"] == db_id):
-            result = executor.execute(task["gold_sql"])
+            result = executor.execute(task["gold_sql"], limits=limits)
             assert result.rows, task["task_id"]
             assert not result.truncated, task["task_id"]
             assert any(v is not None for row in result.rows for v in row), task["task_id"]

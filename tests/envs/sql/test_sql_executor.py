@@ -87,7 +87,7 @@ def test_unbounded_stream_is_capped_not_timed_out(store: SqliteExecutor) -> None
 @pytest.mark.parametrize(
     ("sql", "error", "message"),
     [
-        ("SELEC name FROM products", SQLForbiddenError, "SELEC"),
+        ("SELEC name FROM products", SQLSyntaxError, "syntax error at or near .SELEC"),
         ("SELECT name FROM", SQLSyntaxError, "incomplete input"),
         ("SELECT name FROM products WHERE", SQLSyntaxError, "incomplete"),
         ("SELECT nope FROM products", SQLExecutionError, "no such column"),
