@@ -7,7 +7,7 @@ on stderr and exit with status 1.
 
 from __future__ import annotations
 
-from . import catalog, evaluate, play, train  # noqa: F401  (importing registers the commands)
+from . import catalog, evaluate, play, serve, train  # noqa: F401  (importing registers the commands)
 from .app import app, console, err_console, fail, run_guarded
 
 

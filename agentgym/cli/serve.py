@@ -1,0 +1,44 @@
+"""``agentgym serve ENV [ENV...] --mcp|--http``: serve envs to MCP clients or reset/step clients."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from .app import app, err_console, fail, run_guarded
+
+
+@app.command()
+def serve(
+    env_ids: Annotated[list[str], typer.Argument(help="Env ids or aliases (MCP: the first).")],
+    mcp: Annotated[bool, typer.Option("--mcp", help="Serve the Model Context Protocol.")] = False,
+    http: Annotated[bool, typer.Option("--http", help="Serve reset/step/state (OpenEnv).")] = False,
+    transport: Annotated[str, typer.Option(help="MCP transport: stdio or http.")] = "stdio",
+    host: Annotated[str, typer.Option(help="Address to bind (loopback by default).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
+    max_sessions: Annotated[int, typer.Option(help="Sessions (env instances) at once.")] = 256,
+    idle_timeout: Annotated[float, typer.Option(help="Close idle sessions after N s (0: never).")]
+    = 600.0,
+) -> None:
+    """Serve envs over ``--http`` (OpenEnv reset/step/state, WebSocket) or ``--mcp`` (tools)."""
+    if mcp == http:
+        fail("choose exactly one of --mcp and --http")
+    from ..registry import spec
+    from ..serve.run import serve_http, serve_mcp
+
+    for env_id in env_ids:
+        run_guarded(spec, env_id)
+    idle = idle_timeout or None
+    if mcp:
+        if transport not in ("stdio", "http"):
+            fail(f"unknown MCP transport {transport!r}: use stdio or http")
+        if transport == "http":
+            err_console.print(f"MCP server of {env_ids[0]} at http://{host}:{port}/mcp")
+        run_guarded(serve_mcp, env_ids[0], transport=transport, host=host, port=port,
+                    max_sessions=max_sessions, idle_timeout_s=idle)
+    else:
+        err_console.print(f"serving {', '.join(env_ids)} at http://{host}:{port} "
+                          f"(WebSocket /ws; remote:http://{host}:{port}/<env id>)")
+        run_guarded(serve_http, env_ids, host=host, port=port, max_sessions=max_sessions,
+                    idle_timeout_s=idle)
