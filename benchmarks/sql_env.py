@@ -11,12 +11,21 @@ Executor strategies compared (SQLite, same guards in all three):
   (a pool of size 1, the same as a lock around one connection);
 - ``pool``: a bounded pool of cached connections, one per concurrent query (the default of
   :class:`SqliteExecutor`, 8 connections).
+
+The last line compares the env with raw ``sqlite3`` on the same queries (every gold query, each
+as one ``execute_sql`` step of the env vs ``conn.execute(q).fetchall()`` on a plain read-only
+connection): ``sql_env_vs_raw_sqlite_steps_ratio=<env steps/s / raw queries/s>`` (goal >= 0.9).
+A few heavy queries dominate that total; ``light_queries_ratio`` is the same ratio over the
+queries that take raw sqlite3 under 50 ms, where the env's fixed cost per step shows.
+The env's step includes parsing the tool call, the guards (authorizer, work budget), the capped
+fetch and rendering the rows for the model.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import statistics
 import threading
 import time
@@ -24,6 +33,7 @@ from collections.abc import Callable
 from typing import Any
 
 import agentgym
+from agentgym import ToolCall
 from agentgym.envs.sql import (
     ExecutionLimits,
     PostgresExecutor,
@@ -130,6 +140,55 @@ def env_episodes(split: str = "train", episodes: int = 200) -> float:
     return episodes / (time.perf_counter() - started)
 
 
+def env_vs_raw(rounds: int = 3) -> dict[str, float]:
+    """Env ``execute_sql`` steps/s and raw sqlite3 queries/s over every gold query (train).
+
+    Each query runs ``rounds`` times on each side, interleaved, after one warm-up each; the
+    fastest time per query and side counts (the usual way to keep other load out of a figure).
+    """
+    env = agentgym.make("sql", split="train")
+    tasks = list(env.unwrapped.task_set)
+    raw_conns = {
+        t.data["db_id"]: sqlite3.connect(
+            f"file:{database_path(t.data['db_id'])}?mode=ro&immutable=1", uri=True,
+            check_same_thread=False)
+        for t in tasks
+    }  # fmt: skip
+    env_s = raw_s = light_env_s = light_raw_s = 0.0
+    overheads = []
+    for task in tasks:
+        sql = task.data["gold_sql"]
+        conn = raw_conns[task.data["db_id"]]
+        env.reset(options={"task_id": task.task_id})
+        call = [ToolCall("execute_sql", {"query": sql})]
+        conn.execute(sql).fetchall()  # both sides warm: page cache, compiled statement
+        env.step(call)
+        raw_best = stepped_best = float("inf")
+        for _ in range(rounds):
+            started = time.perf_counter()
+            conn.execute(sql).fetchall()
+            raw_best = min(raw_best, time.perf_counter() - started)
+            started = time.perf_counter()
+            _, _, _, _, info = env.step(call)
+            stepped_best = min(stepped_best, time.perf_counter() - started)
+            if info.get("error"):
+                raise RuntimeError(f"{task.task_id}: {info['error']}")
+        raw_s, env_s = raw_s + raw_best, env_s + stepped_best
+        if raw_best < 0.05:
+            light_raw_s, light_env_s = light_raw_s + raw_best, light_env_s + stepped_best
+        overheads.append((stepped_best - raw_best) * 1e6)
+    env.close()
+    for conn in raw_conns.values():
+        conn.close()
+    return {
+        "queries": len(tasks),
+        "env_steps_per_s": len(tasks) / env_s,
+        "raw_sqlite_queries_per_s": len(tasks) / raw_s,
+        "median_overhead_us": statistics.median(overheads),
+        "light_queries_ratio": light_raw_s / light_env_s,
+    }
+
+
 def timeout_overshoot(timeout_s: float = 0.2, runs: int = 5) -> float:
     """Worst seconds past the deadline when interrupting an endless recursive CTE."""
     worst = 0.0
@@ -152,8 +211,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", default="1,4", help="thread counts, comma-separated")
     parser.add_argument("--postgres", default="", help="libpq string of the read-only role")
     parser.add_argument("--json", default="", help="write the figures to this JSON file")
+    parser.add_argument("--rounds", type=int, default=3, help="timed runs per query and side")
+    parser.add_argument("--only-ratio", action="store_true", help="measure only env vs raw")
     args = parser.parse_args(argv)
     figures: dict[str, Any] = {}
+    if args.only_ratio:
+        figures["env_vs_raw"] = env_vs_raw(args.rounds)
+        ratio = figures["env_vs_raw"]["env_steps_per_s"] / figures["env_vs_raw"][
+            "raw_sqlite_queries_per_s"]  # fmt: skip
+        for name, number in figures["env_vs_raw"].items():
+            print(f"{'env_vs_raw':26s} {name:26s} {number:12.1f}")
+        print(f"sql_env_vs_raw_sqlite_steps_ratio={ratio:.3f}")
+        return 0
     figures["executor_qps"] = executor_strategies(
         args.seconds, [int(n) for n in args.threads.split(",")]
     )
@@ -163,6 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     figures["evaluator_per_s"] = evaluator_rate(args.seconds)
     figures["env_expert_episodes_per_s"] = env_episodes()
     figures["timeout_overshoot_s"] = timeout_overshoot()
+    figures["env_vs_raw"] = env_vs_raw(args.rounds)
     for key, value in figures.items():
         if isinstance(value, dict):
             for name, number in value.items():
@@ -172,6 +242,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump(figures, handle, indent=2, sort_keys=True)
+    ratio = figures["env_vs_raw"]["env_steps_per_s"] / figures["env_vs_raw"][
+        "raw_sqlite_queries_per_s"]  # fmt: skip
+    print(f"sql_env_vs_raw_sqlite_steps_ratio={ratio:.3f}")
     return 0
 
 
