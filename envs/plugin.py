@@ -67,6 +67,12 @@ def agentgym_register_envs(register: EnvRegistrar) -> None:
     from .web.miniwob.registration import register_miniwob
 
     register_miniwob(register)
+    from .search.registration import register_search
+
+    register_search(register)
     from .webarena.registration import register_webarena
 
     register_webarena(register)
+    from .gui.registration import register_gui
+
+    register_gui(register)
