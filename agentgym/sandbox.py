@@ -107,7 +107,7 @@ class RunResult:
     files: dict[str, bytes] = field(default_factory=dict)
     """Fetched files, by path relative to the workdir; missing paths are left out."""
     error: str = ""
-    """What went wrong, for ``sandbox_error`` results."""
+    """What went wrong, for ``sandbox_error`` results and runs refused before starting."""
 
     @property
     def ok(self) -> bool:
@@ -122,6 +122,8 @@ class RunResult:
             text = f"Timed out after {self.duration_s:.1f} s"
         elif self.status is RunStatus.MEMORY:
             text = "Ran out of memory"
+        elif self.exit_code is None and self.error:
+            text = self.error[:1].upper() + self.error[1:]
         elif self.exit_code is not None and self.exit_code > 128:
             text = f"Killed by {_signal_name(self.exit_code - 128)} (exit code {self.exit_code})"
         else:
@@ -144,6 +146,16 @@ class RunResult:
         data["status"] = self.status.value
         data["files"] = {k: base64.b64encode(v).decode("ascii") for k, v in self.files.items()}
         return data
+
+
+def _not_encodable(error: UnicodeEncodeError) -> RunResult:
+    """The result of a run refused because its text cannot be encoded as UTF-8."""
+    bad = error.object[error.start : error.end]
+    message = (
+        f"not run: the input holds text that is not valid UTF-8 ({bad!r} at position "
+        f"{error.start}); send plain UTF-8 text"
+    )
+    return RunResult(stderr=message + "\n", status=RunStatus.ERROR, error=message)
 
 
 def _signal_name(number: int) -> str:
@@ -225,9 +237,12 @@ class Sandbox(ABC):
         limits = limits or self.limits
         if limits.network and not self.supports_network:
             raise ValueError(f"the {self.name} sandbox has no network; network=True is refused")
-        merged = {**self._session_files, **normalize_files(files or {})}
+        try:
+            merged = {**self._session_files, **normalize_files(files or {})}
+            data = stdin.encode() if isinstance(stdin, str) else (stdin or b"")
+        except UnicodeEncodeError as e:  # a lone surrogate in code or stdin: not run, no raise
+            return _not_encodable(e)
         wanted = [check_relative(p) for p in (fetch or [])]
-        data = stdin.encode() if isinstance(stdin, str) else (stdin or b"")
         try:
             return self._run(list(command), data, merged, wanted, limits)
         except Exception as e:  # a backend bug or a lost engine must not end an episode

@@ -55,3 +55,19 @@ def test_run_python_sandbox_error_aborts() -> None:
     _, _, _, truncated, info = env.step([ToolCall("run_python", {"code": "print(1)"})])
     assert truncated and info["aborted"]
     env.close()
+
+
+def test_lone_surrogate_in_code_or_stdin_is_a_clear_result_not_an_exception() -> None:
+    sandbox = FakeSandbox()
+    for kwargs in ({"code": "print('\ud800')"}, {"code": "print(1)", "stdin": "\udcff"}):
+        code = kwargs.pop("code")
+        result = sandbox.run_python(code, **kwargs)
+        assert result.status is RunStatus.ERROR and "not valid UTF-8" in result.summary()
+    assert not sandbox.calls  # refused before reaching the backend
+    env = _env_with(FakeSandbox())
+    env.reset(seed=0)
+    obs, _, terminated, truncated, info = env.step(
+        [ToolCall("run_python", {"code": "print('\ud800')"})]
+    )
+    assert "not valid UTF-8" in obs["text"] and not (terminated or truncated)
+    env.close()
