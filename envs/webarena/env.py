@@ -268,7 +268,8 @@ class WebArenaEnv(WebEnv):
         """0 until ``stop``; then the WebArena-Lite evaluators' product."""
         if action.name != "stop" or self.task is None:
             return 0.0, False, {}
-        result = await evaluate(self.task.data["config"], self.answer, _Probe(self), self.judge)
+        config = json.loads(self.resolve(json.dumps(self.task.data["config"])))
+        result = await evaluate(config, self.answer, _Probe(self), self.judge)
         self.result_info = {"success": result.score >= 1.0, "eval": result.parts,
                             "eval_notes": result.notes, "answer": self.answer}
         return result.score, True, dict(self.result_info)

@@ -179,8 +179,9 @@ def make_app(store: SessionStore) -> Starlette:
         user = require_user(request, site.name)
         item = form_int(await read_form(request), "item_id", 1)
         with site.db(request) as conn:
-            conn.execute("DELETE FROM cart_items WHERE id = ? AND customer_id = ?",
-                         (item, _customer(conn, user)))
+            if not conn.execute("DELETE FROM cart_items WHERE id = ? AND customer_id = ?",
+                                (item, _customer(conn, user))).rowcount:
+                raise HTTPException(404, "no such cart item")
         return redirect("/cart")
 
     async def checkout(request: Request) -> Response:

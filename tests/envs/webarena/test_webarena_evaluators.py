@@ -1,0 +1,164 @@
+"""WebArena-Lite evaluators on hand-written cases (no browser: a fake page probe)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from agentgym.envs.webarena.evaluators import (
+    clean_answer,
+    contents_score,
+    evaluate,
+    exact_match,
+    first_number,
+    must_exclude,
+    must_include,
+    numeric_match,
+    url_score,
+)
+from agentgym.envs.webarena.judges import NormalizedJudge, PolicyJudge, normalize
+from agentgym.policies.base import Generation
+
+
+class FakeProbe:
+    """Pages as a dict: url -> {locator: text}; the final URL is fixed."""
+
+    def __init__(self, url: str, pages: dict[str, dict[str, str]]) -> None:
+        self.url, self.pages, self.reads = url, pages, []
+
+    async def current_url(self) -> str:
+        return self.url
+
+    async def read(self, url: str, locator: str) -> str:
+        self.reads.append((url, locator))
+        target = self.url if url == "last" else url
+        if target not in self.pages:
+            raise RuntimeError(f"404 {target}")
+        return self.pages[target][locator]
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(coro)
+
+
+def config(eval_types: list[str], **block: Any) -> dict[str, Any]:
+    return {"intent": "q", "eval": {"eval_types": eval_types, "reference_answers": None,
+                                    "reference_url": "", "program_html": [], **block}}
+
+
+def test_clean_answer_strips_quotes_and_case() -> None:
+    assert clean_answer('  "Hello World" ') == "hello world"
+    assert clean_answer("'x'") == "x"
+    assert clean_answer("it's") == "it's"
+
+
+def test_exact_match() -> None:
+    assert exact_match("SKU-00012", " sku-00012 ") == 1.0
+    assert exact_match("SKU-00012", "SKU-00012.") == 0.0
+
+
+def test_must_include_with_or_alternatives() -> None:
+    assert must_include("12.50", "The price is $12.50") == 1.0
+    assert must_include("red |OR| crimson", "a CRIMSON shirt") == 1.0
+    assert must_include("red |OR| crimson", "a blue shirt") == 0.0
+
+
+def test_must_exclude() -> None:
+    assert must_exclude("canceled", "Order status: pending") == 1.0
+    assert must_exclude("canceled", "Order status: Canceled") == 0.0
+
+
+def test_numeric_match() -> None:
+    assert first_number("about 1,234.5 units") == 1234.5
+    assert numeric_match(3, "There are 3 open issues") == 1.0
+    assert numeric_match("3", "There are 30 open issues") == 0.0
+    assert numeric_match(3, "no idea") == 0.0
+
+
+def test_normalized_judge() -> None:
+    judge = NormalizedJudge()
+    assert normalize("It takes 1 h 5 min!") == "it takes 1 h 5 min"
+    assert run(judge.fuzzy("q", ["23 min"], "About 23 min by car.")) == 1.0
+    assert run(judge.fuzzy("q", ["123,456"], "123456 people")) == 1.0
+    assert run(judge.fuzzy("q", ["3 min"], "23 min")) == 0.0
+    assert run(judge.fuzzy("q", [], "anything")) == 0.0
+    assert run(judge.unachievable("q", "This product does not exist.")) == 1.0
+    assert run(judge.unachievable("q", "It costs $4")) == 0.0
+
+
+def test_url_match_gold_in_pred_with_query_and_or() -> None:
+    ref = "http://h:1/category/beauty?sort=price_desc"
+    assert url_score(ref, "http://h:1/category/beauty?sort=price_desc&page=2") == 1.0
+    assert url_score(ref, "http://h:1/category/beauty?sort=price_asc") == 0.0
+    assert url_score(ref, "http://h:1/category/beauty") == 0.0
+    assert url_score("http://h:1/a |OR| http://h:1/b", "http://h:1/b/") == 1.0
+    assert url_score("http://h:1/search?q=green tea", "http://h:1/search?q=green+tea") == 1.0
+
+
+def test_url_exact() -> None:
+    assert url_score("http://h/a?x=1", "http://h/a?x=1", "EXACT") == 1.0
+    assert url_score("http://h/a?x=1", "http://h/a?x=1&y=2", "EXACT") == 0.0
+
+
+def test_contents_score_unescapes_html() -> None:
+    assert contents_score({"must_include": ["Home & Kitchen"]}, "Home &amp; Kitchen") == 1.0
+    assert contents_score({"exact_match": "Closed"}, "closed") == 1.0
+    assert contents_score({"exact_match": "Closed"}, "Open") == 0.0
+
+
+def test_string_eval_multiplies_items() -> None:
+    cfg = config(["string_match"], reference_answers={"must_include": ["alex", "morgan"]})
+    assert run(evaluate(cfg, "Alex Morgan", FakeProbe("", {}))).score == 1.0
+    assert run(evaluate(cfg, "Alex Smith", FakeProbe("", {}))).score == 0.0
+    assert run(evaluate(cfg, None, FakeProbe("", {}))).score == 0.0
+
+
+def test_fuzzy_na_tries_exact_then_judge() -> None:
+    cfg = config(["string_match"], reference_answers={"fuzzy_match": "N/A"})
+    assert run(evaluate(cfg, "N/A", FakeProbe("", {}))).score == 1.0
+    assert run(evaluate(cfg, "I cannot find it", FakeProbe("", {}))).score == 1.0
+    assert run(evaluate(cfg, "42", FakeProbe("", {}))).score == 0.0
+
+
+def test_program_html_and_url_combined() -> None:
+    url = "http://h/orders/3"
+    cfg = config(["url_match", "program_html"], reference_url="http://h/orders/",
+                 program_html=[{"url": "last", "locator": "L",
+                                "required_contents": {"exact_match": "Pending"}},
+                               {"url": "http://h/cart", "locator": "",
+                                "required_contents": {"must_include": ["Kettle"]}}])
+    good = FakeProbe(url, {url: {"L": "Pending"}, "http://h/cart": {"": "<td>Kettle</td>"}})
+    result = run(evaluate(cfg, "", good))
+    assert result.score == 1.0 and result.parts == {"url_match": 1.0, "program_html": 1.0}
+    wrong_page = FakeProbe("http://h/cart", good.pages)
+    assert run(evaluate(cfg, "", wrong_page)).score == 0.0
+    missing = FakeProbe(url, {url: {"L": "Pending"}})
+    res = run(evaluate(cfg, "", missing))
+    assert res.score == 0.0 and "404" in res.notes[-1]
+
+
+def test_unknown_eval_type_is_refused() -> None:
+    with pytest.raises(ValueError):
+        run(evaluate(config(["magic"]), "", FakeProbe("", {})))
+
+
+class _Reply:
+    """A policy that answers every prompt with one fixed text."""
+
+    def __init__(self, text: str) -> None:
+        self.text, self.prompts = text, []
+
+    async def agenerate(self, messages: list[dict[str, Any]], **_: Any) -> Generation:
+        self.prompts.append(messages[-1]["content"])
+        return Generation(text=self.text)
+
+
+def test_policy_judge_grades_like_webarena_lite() -> None:
+    assert run(PolicyJudge(_Reply("The answer is correct.")).fuzzy("q", ["a"], "a")) == 1.0
+    assert run(PolicyJudge(_Reply("partially correct")).fuzzy("q", ["a"], "a")) == 0.0
+    assert run(PolicyJudge(_Reply("incorrect")).fuzzy("q", ["a"], "b")) == 0.0
+    policy = _Reply("same")
+    assert run(PolicyJudge(policy).unachievable("task", "cannot do it")) == 1.0
+    assert "cannot do it" in policy.prompts[0]
