@@ -241,9 +241,6 @@ def measure_model(name: str, args: argparse.Namespace, device: torch.device) -> 
     out = {"update": t_upd / t_pl, "generate": t_ours / t_plain}
     if args.trl:
         out.update(compare_trl(model, prompts, args, device, amp))
-    del model, opt
-    if device.type == "cuda":
-        torch.cuda.empty_cache()
     return out
 
 
@@ -368,7 +365,11 @@ def main() -> None:
     device = torch.device(args.device)
     if device.type == "cuda":
         print(f"device: {torch.cuda.get_device_name(device)}, torch {torch.__version__}")
-    ratios = {name: measure_model(name, args, device) for name in args.models.split(",")}
+    ratios = {}
+    for name in args.models.split(","):
+        ratios[name] = measure_model(name, args, device)
+        if device.type == "cuda":
+            torch.cuda.empty_cache()
     print()
     for name, r in ratios.items():
         print(f"{name}: trainer_vs_plain_update_ratio={r['update']:.3f}")
