@@ -93,6 +93,8 @@ class HFPolicy(Policy):
         pad = tokenizer.pad_token_id
         self.pad_id = pad if pad is not None else next(iter(self.eos_ids))
         self._weights_lock = threading.RLock()
+        self._closed = threading.Event()
+        """Set by :meth:`close`: a decode batch in progress stops before its next forward."""
         self._executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="hf-decode")
         self._pending: list[_Pending] = []
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -110,6 +112,8 @@ class HFPolicy(Policy):
 
     @contextlib.contextmanager
     def _weights(self) -> Iterator[int]:
+        if self._closed.is_set():  # Ctrl-C or shutdown: end the batch now, not after N tokens
+            raise PolicyError("the hf policy was closed")
         with self._weights_lock:
             yield self.version
 
@@ -220,7 +224,8 @@ class HFPolicy(Policy):
         self._batcher = None
 
     def close(self) -> None:
-        """Stop the decode thread."""
+        """Stop the decode thread (a batch in progress stops before its next forward)."""
+        self._closed.set()
         self._executor.shutdown(wait=False, cancel_futures=True)
 
     def describe(self) -> dict[str, Any]:
