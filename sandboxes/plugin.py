@@ -13,6 +13,7 @@ BUILTIN = (
     ("docker", "agentgym.sandboxes.docker:DockerSandbox", "Warm pool of locked-down containers"),
     ("bubblewrap", "agentgym.sandboxes.bubblewrap:BubblewrapSandbox", "bwrap namespaces"),
     ("fake", "agentgym.sandboxes.fake:FakeSandbox", "Scripted results, runs nothing (tests)"),
+    ("desktop", "agentgym.sandboxes.desktop:DesktopSandbox", "Xvfb desktop with apps (GUI envs)"),
     ("browser", "agentgym.sandboxes.browser:BrowserPool", "Pool of headless Chromium (Playwright)"),
 )
 
@@ -35,6 +36,12 @@ def _browser_available() -> bool:
     return chromium_available()
 
 
+def _desktop_available() -> bool:
+    from .desktop import desktop_available
+
+    return desktop_available()
+
+
 def _always() -> bool:
     return True
 
@@ -44,6 +51,7 @@ AVAILABLE: dict[str, Callable[[], bool]] = {
     "bubblewrap": _bubblewrap_available,
     "fake": _always,
     "browser": _browser_available,
+    "desktop": _desktop_available,
 }
 
 

@@ -1,0 +1,263 @@
+"""Control backends: execute primitives on a display and take screenshots.
+
+- :class:`LocalBackend` drives an X display directly: ``xdotool`` for input (XTEST), ``mss`` for
+  screenshots (XGetImage/XShm), ``xdotool getmouselocation`` for the cursor.
+- :class:`VNCBackend` speaks RFB to any VNC server through ``vncdotool``: OSWorld VMs, Android
+  emulators and remote desktops expose one. Keys become X keysyms (python-xlib's table).
+
+Both take primitives in *screen* pixels. A failure of the display or the connection raises
+:class:`BackendError` (an :class:`~agentgym.errors.InfrastructureError`): the episode is aborted,
+never scored as the model's failure.
+"""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import threading
+import time
+from abc import ABC, abstractmethod
+from typing import Any
+
+from PIL import Image
+
+from agentgym.errors import InfrastructureError, missing_extra
+
+from .actions import Primitive
+
+TYPE_DELAY_MS = 8
+"""Delay between typed characters (xdotool's default of 12 ms is slower)."""
+CLICK_SETTLE_S = 0.1
+"""Pause after a click, so the app has moved the keyboard focus before the next keys arrive."""
+
+
+class BackendError(InfrastructureError):
+    """The display or the VNC connection failed."""
+
+
+class Backend(ABC):
+    """Executes primitives on one screen of ``size`` pixels."""
+
+    size: tuple[int, int] = (0, 0)
+
+    @abstractmethod
+    def execute(self, p: Primitive) -> None:
+        """Perform ``p`` (screen coordinates); raise :class:`BackendError` if the display fails."""
+
+    @abstractmethod
+    def screenshot(self) -> Image.Image:
+        """The whole screen as an RGB image."""
+
+    @abstractmethod
+    def cursor(self) -> tuple[int, int]:
+        """The pointer position in screen pixels."""
+
+    def close(self) -> None:  # noqa: B027  (optional for backends without connections)
+        """Release connections."""
+
+
+def png_bytes(image: Image.Image) -> bytes:
+    """Encode ``image`` as PNG (fast compression)."""
+    buf = io.BytesIO()
+    image.save(buf, format="PNG", compress_level=1)
+    return buf.getvalue()
+
+
+class LocalBackend(Backend):
+    """xdotool + mss against ``display`` (``:N``) with the given process environment."""
+
+    def __init__(self, display: str, env: dict[str, str], size: tuple[int, int]) -> None:
+        self.display, self.env, self.size = display, env, size
+
+    def _xdotool(self, *args: str) -> str:
+        try:
+            done = subprocess.run(["xdotool", *args], env=self.env, capture_output=True,
+                                  text=True, timeout=20)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            raise BackendError(f"xdotool failed: {e}") from e
+        if done.returncode != 0 and "open display" in done.stderr:
+            raise BackendError(f"cannot reach display {self.display}: {done.stderr.strip()}")
+        return done.stdout
+
+    def execute(self, p: Primitive) -> None:
+        """Translate ``p`` into one xdotool command line."""
+        move = ["mousemove", str(p.x), str(p.y)] if p.x is not None else []
+        k = p.kind
+        if k == "move":
+            self._xdotool(*move)
+        elif k == "move_rel":
+            self._xdotool("mousemove_relative", "--", str(p.x), str(p.y))
+        elif k == "click":
+            self._xdotool(*move, "click", "--repeat", str(p.clicks), "--delay", "60",
+                          str(p.button))
+            time.sleep(CLICK_SETTLE_S)
+        elif k in ("down", "up"):
+            self._xdotool(*move, f"mouse{k}", str(p.button))
+        elif k in ("drag", "drag_rel", "swipe", "long_press"):
+            self._gesture(p)
+        elif k == "scroll":
+            for steps, neg, pos in ((p.dy, 4, 5), (p.dx, 6, 7)):
+                if steps:
+                    self._xdotool("click", "--repeat", str(min(abs(steps), 50)), "--delay", "20",
+                                  str(pos if steps > 0 else neg))
+        elif k == "type":
+            self._xdotool("type", "--delay", str(TYPE_DELAY_MS), "--", p.text)
+        elif k == "key":
+            self._xdotool("key", "--clearmodifiers", "+".join(p.keys))
+        elif k in ("key_down", "key_up"):
+            self._xdotool(k.replace("_", ""), p.keys[0])
+        elif k == "wait":
+            time.sleep(p.seconds)
+
+    def _gesture(self, p: Primitive) -> None:
+        if p.kind == "drag":
+            self._xdotool("mousedown", str(p.button), "sleep", "0.05", "mousemove",
+                          str(p.x), str(p.y), "sleep", "0.05", "mouseup", str(p.button))
+        elif p.kind == "drag_rel":
+            self._xdotool("mousedown", str(p.button), "sleep", "0.05", "mousemove_relative",
+                          "--", str(p.x), str(p.y), "sleep", "0.05", "mouseup",
+                          str(p.button))
+        elif p.kind == "swipe":
+            self._xdotool("mousemove", str(p.x), str(p.y), "mousedown", "1", "sleep",
+                          "0.05", "mousemove", str(p.x2), str(p.y2), "sleep", "0.05",
+                          "mouseup", "1")
+        else:  # long_press
+            self._xdotool("mousemove", str(p.x), str(p.y), "mousedown", "1", "sleep",
+                          f"{p.seconds:.2f}", "mouseup", "1")
+
+    def screenshot(self) -> Image.Image:
+        """Grab the root window with mss."""
+        try:
+            import mss
+        except ImportError as e:
+            raise missing_extra("mss", "gui") from e
+        try:
+            with mss.MSS(display=self.display) as grabber:
+                shot = grabber.grab(grabber.monitors[0])
+        except Exception as e:  # mss raises its own ScreenShotError and Xlib errors
+            raise BackendError(f"screenshot of {self.display} failed: {e}") from e
+        return Image.frombytes("RGB", shot.size, shot.bgra, "raw", "BGRX")
+
+    def cursor(self) -> tuple[int, int]:
+        """``xdotool getmouselocation``."""
+        out = dict(kv.split("=", 1) for kv in self._xdotool("getmouselocation", "--shell").split()
+                   if "=" in kv)
+        try:
+            return int(out["X"]), int(out["Y"])
+        except (KeyError, ValueError) as e:
+            raise BackendError(f"cannot read the pointer position of {self.display}") from e
+
+
+def keysym(name: str) -> int:
+    """The X keysym number of a key name or one character."""
+    from Xlib import XK
+
+    aliases = {"ctrl": "Control_L", "alt": "Alt_L", "shift": "Shift_L", "super": "Super_L",
+               "\n": "Return", "\t": "Tab", " ": "space"}
+    name = aliases.get(name, name)
+    if len(name) == 1:
+        code = ord(name)
+        return code if code < 0x100 else 0x01000000 | code
+    value = XK.string_to_keysym(name)
+    if not value:
+        raise ValueError(f"no keysym for {name!r}")
+    return int(value)
+
+
+class VNCBackend(Backend):
+    """An RFB client (vncdotool) connected to ``host:port``."""
+
+    _lock = threading.Lock()
+
+    def __init__(self, host: str, port: int, password: str | None = None,
+                 timeout_s: float = 20.0) -> None:
+        try:
+            from vncdotool import api
+        except ImportError as e:
+            raise missing_extra("vncdotool", "gui") from e
+        try:
+            self.client: Any = api.connect(f"{host}::{port}", password=password,
+                                           timeout=timeout_s)
+            self.client.refreshScreen()
+        except Exception as e:  # twisted connection errors, TimeoutError
+            raise BackendError(f"cannot connect to VNC {host}:{port}: {e}") from e
+        screen = self.client.screen
+        self.size = screen.size
+        self._pos = (0, 0)
+
+    def _call(self, method: str, *args: Any) -> Any:
+        try:
+            return getattr(self.client, method)(*args)
+        except Exception as e:  # a dead server surfaces as a twisted Failure or TimeoutError
+            raise BackendError(f"VNC {method} failed: {e}") from e
+
+    def _move(self, x: int, y: int) -> None:
+        self._call("mouseMove", int(x), int(y))
+        self._pos = (int(x), int(y))
+
+    def _buttons(self, button: int, clicks: int) -> None:
+        for i in range(clicks):
+            self._call("mousePress", button)
+            if i + 1 < clicks:
+                time.sleep(0.06)
+
+    def execute(self, p: Primitive) -> None:
+        """Translate ``p`` into RFB pointer and key events."""
+        k = p.kind
+        if p.x is not None and k in ("move", "click", "down", "up"):
+            self._move(p.x, p.y or 0)
+        if k == "move_rel":
+            self._move(self._pos[0] + (p.x or 0), self._pos[1] + (p.y or 0))
+        elif k == "click":
+            self._buttons(p.button, p.clicks)
+            time.sleep(CLICK_SETTLE_S)
+        elif k in ("down", "up"):
+            self._call("mouseDown" if k == "down" else "mouseUp", p.button)
+        elif k in ("drag", "drag_rel", "swipe", "long_press"):
+            start = (p.x, p.y) if k in ("swipe", "long_press") else self._pos
+            end = {"drag": (p.x, p.y), "swipe": (p.x2, p.y2), "long_press": (p.x, p.y),
+                   "drag_rel": (self._pos[0] + (p.x or 0), self._pos[1] + (p.y or 0))}[k]
+            self._move(int(start[0] or 0), int(start[1] or 0))
+            self._call("mouseDown", p.button if k.startswith("drag") else 1)
+            time.sleep(p.seconds if k == "long_press" else 0.05)
+            self._move(int(end[0] or 0), int(end[1] or 0))
+            time.sleep(0.05)
+            self._call("mouseUp", p.button if k.startswith("drag") else 1)
+        elif k == "scroll":
+            for steps, neg, pos in ((p.dy, 4, 5), (p.dx, 6, 7)):
+                for _ in range(min(abs(steps), 50)):
+                    self._call("mousePress", pos if steps > 0 else neg)
+        elif k == "type":
+            for ch in p.text:
+                self._keys([keysym(ch)])
+        elif k == "key":
+            self._keys([keysym(name) for name in p.keys])
+        elif k in ("key_down", "key_up"):
+            self._call("keyEvent", keysym(p.keys[0]), 1 if k == "key_down" else 0)
+        elif k == "wait":
+            time.sleep(p.seconds)
+
+    def _keys(self, syms: list[int]) -> None:
+        for s in syms:
+            self._call("keyEvent", s, 1)
+        for s in reversed(syms):
+            self._call("keyEvent", s, 0)
+
+    def screenshot(self) -> Image.Image:
+        """Request a full framebuffer update and return it."""
+        self._call("refreshScreen")
+        return self.client.screen.convert("RGB")
+
+    def cursor(self) -> tuple[int, int]:
+        """The last position this client moved the pointer to (RFB does not report it)."""
+        return self._pos
+
+    def close(self) -> None:
+        """Disconnect (the twisted reactor thread stays for later connections)."""
+        try:
+            self.client.disconnect()
+        except Exception:  # already gone
+            pass
+
+
+__all__ = ["Backend", "BackendError", "LocalBackend", "VNCBackend", "keysym", "png_bytes"]

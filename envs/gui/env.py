@@ -1,0 +1,303 @@
+"""``gui/desktop-v0``: computer-use tasks on a virtual desktop, OSWorld style.
+
+One env instance owns one :class:`~agentgym.sandboxes.desktop.DesktopSandbox` (started at the
+first ``reset``, reused across episodes: each ``reset`` kills the previous task's apps, empties
+the home folder and runs the new task's setup steps). A turn is any action space of
+:mod:`.parse`; the observation is the screenshot (PNG, optionally scaled; coordinates in actions
+are in the screenshot's pixels and mapped back) plus text: the cursor, the window list, the Tk
+app's widgets and the last action's error. ``DONE`` or ``FAIL`` ends the episode and runs the
+task's evaluator. A dead X server, VNC server or app (killed by a signal) aborts the episode as an
+infrastructure failure; a malformed action is an error observation and changes nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import time
+from dataclasses import replace
+from typing import Any, Literal
+
+from agentgym.env import AgentEnv, Observation, StepResult, make_observation
+from agentgym.errors import InfrastructureError, ResetNeeded, TaskError
+from agentgym.sandboxes.desktop import DesktopConfig, DesktopSandbox
+from agentgym.tasks import Task, TaskSet
+from agentgym.tools import Tool, ToolSet
+
+from .actions import TERMINAL, ActionError, Primitive
+from .backends import Backend, LocalBackend, VNCBackend, png_bytes
+from .evaluators import evaluate
+from .expert import expert_turns
+from .parse import ACTION_SPACES, parse_action
+from .screen import pointer, render_widgets, render_windows, window_list
+from .tasks import STATE_FILE, load_task_set
+
+logger = logging.getLogger(__name__)
+
+INSTRUCTIONS = """You control a Linux desktop with the mouse and keyboard to do the user's task.
+Each turn you see a screenshot (coordinates are its pixels, origin top-left), the cursor, the
+open windows and, for the project's apps, their widgets with their centres. Answer with ONE of:
+- pyautogui code in a ```python``` block, e.g. pyautogui.click(120, 80); pyautogui.write('hi');
+  pyautogui.hotkey('ctrl', 's'); pyautogui.press('enter'); pyautogui.scroll(-3) (only literal
+  arguments; the code is parsed, not run);
+- a JSON action or list of actions: computer_13 ({"action_type": "CLICK", "x": 120, "y": 80},
+  TYPING text, PRESS key, HOTKEY keys, DRAG_TO, SCROLL dx/dy, MOVE_TO, ...) or AndroidWorld
+  ({"action_type": "click", "x": 120, "y": 80}, input_text, long_press, swipe, ...);
+- a call of the `computer` tool with a computer_13 action;
+- WAIT, DONE when the task is complete, or FAIL when it cannot be done."""
+
+APPS = {"xterm": ["xterm"], "terminal": ["xterm"], "mousepad": ["mousepad"],
+        "text editor": ["mousepad"], "gnumeric": ["gnumeric"]}
+"""Apps ``open_app`` may start."""
+
+_ActionType = Literal["MOVE_TO", "CLICK", "MOUSE_DOWN", "MOUSE_UP", "RIGHT_CLICK",
+                      "DOUBLE_CLICK", "DRAG_TO", "SCROLL", "TYPING", "PRESS", "KEY_DOWN",
+                      "KEY_UP", "HOTKEY", "WAIT", "FAIL", "DONE"]
+
+
+def computer(action_type: _ActionType, x: int | None = None, y: int | None = None,
+             button: str | None = None, num_clicks: int | None = None, text: str | None = None,
+             key: str | None = None, keys: list[str] | None = None, dx: int | None = None,
+             dy: int | None = None) -> str:
+    """Perform one computer_13 action on the desktop.
+
+    Args:
+        action_type: The action.
+        x: Screenshot x coordinate (CLICK, MOVE_TO, DRAG_TO...).
+        y: Screenshot y coordinate.
+        button: left, middle or right.
+        num_clicks: 1, 2 or 3 (CLICK).
+        text: Text to type (TYPING).
+        key: Key name (PRESS, KEY_DOWN, KEY_UP).
+        keys: Key names pressed together (HOTKEY).
+        dx: Horizontal scroll steps (SCROLL).
+        dy: Vertical scroll steps (SCROLL).
+    """
+    return "handled by the env"  # the env parses the call itself; see parse.py
+
+
+class DesktopEnv(AgentEnv):
+    """Desktop tasks driven through the local (xdotool + mss) or VNC backend."""
+
+    instructions = INSTRUCTIONS
+
+    def __init__(self, *, split: str = "train", backend: str = "local",
+                 action_space: str = "auto", screen: tuple[int, int] = (1280, 720),
+                 screenshot_size: tuple[int, int] | None = None, text_observation: bool = True,
+                 settle_s: float = 0.25, tasks: TaskSet | None = None) -> None:
+        super().__init__()
+        if backend not in ("local", "vnc"):
+            raise ValueError("backend must be 'local' or 'vnc'")
+        if action_space not in ACTION_SPACES:
+            raise ValueError(f"action_space must be one of {ACTION_SPACES}")
+        self.split, self.backend_name, self.action_format = split, backend, action_space
+        self.screen = (int(screen[0]), int(screen[1]))
+        size = screenshot_size or self.screen
+        self.shot_size = (int(size[0]), int(size[1]))
+        self.text_observation, self.settle_s = text_observation, settle_s
+        self.task_set = (tasks or load_task_set()).split(split)
+        self.tools = ToolSet([Tool.from_function(computer)])
+        self.desktop: DesktopSandbox | None = None
+        self.backend: Backend | None = None
+        self.task: Task | None = None
+        self.done = True
+        self.turn = 0
+        self.clicks: list[tuple[int, int]] = []
+
+    # -- coordinates -------------------------------------------------------------------------
+
+    @property
+    def scale(self) -> tuple[float, float]:
+        """Screenshot pixels per screen pixel."""
+        return self.shot_size[0] / self.screen[0], self.shot_size[1] / self.screen[1]
+
+    def to_shot(self, x: float, y: float) -> tuple[int, int]:
+        """Screen -> screenshot pixels."""
+        return round(x * self.scale[0]), round(y * self.scale[1])
+
+    def to_screen(self, p: Primitive) -> Primitive:
+        """Map ``p``'s coordinates from screenshot to screen pixels; refuse points off-screen."""
+        sx, sy = self.scale
+        changes: dict[str, int] = {}
+        relative = p.kind.endswith("_rel")
+        for xk, yk in (("x", "y"), ("x2", "y2")):
+            x, y = getattr(p, xk), getattr(p, yk)
+            if x is None or y is None:
+                continue
+            if not relative and not (0 <= x < self.shot_size[0] and 0 <= y < self.shot_size[1]):
+                raise ActionError(f"point ({x}, {y}) is outside the {self.shot_size[0]}x"
+                                  f"{self.shot_size[1]} screenshot")
+            changes[xk] = min(round(x / sx), self.screen[0] - 1) if not relative else round(x / sx)
+            changes[yk] = min(round(y / sy), self.screen[1] - 1) if not relative else round(y / sy)
+        return replace(p, **changes)  # type: ignore[arg-type]
+
+    # -- desktop lifecycle -------------------------------------------------------------------
+
+    def _ensure_desktop(self) -> tuple[DesktopSandbox, Backend]:
+        if self.desktop is not None and self.backend is not None and self.desktop.alive():
+            return self.desktop, self.backend
+        self._close()
+        config = DesktopConfig(width=self.screen[0], height=self.screen[1],
+                               vnc=self.backend_name == "vnc")
+        self.desktop = DesktopSandbox(config)
+        if self.backend_name == "vnc":
+            self.backend = VNCBackend("127.0.0.1", int(self.desktop.vnc_port or 0))
+        else:
+            self.backend = LocalBackend(self.desktop.display, self.desktop.environ(), self.screen)
+        return self.desktop, self.backend
+
+    def _check_infrastructure(self) -> None:
+        desktop = self.desktop
+        if desktop is None:
+            raise InfrastructureError("no desktop")
+        desktop.check_alive()
+        for proc in desktop.apps:
+            code = proc.poll()
+            if code is not None and (code < 0 or code >= 128):
+                raise InfrastructureError(f"the task's app was killed (exit status {code})")
+
+    # -- observations ------------------------------------------------------------------------
+
+    def app_state(self) -> dict[str, Any] | None:
+        """The Tk app's state dump, if the task runs one."""
+        if self.desktop is None:
+            return None
+        try:
+            value = json.loads((self.desktop.home / STATE_FILE).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return value if isinstance(value, dict) else None
+
+    def _observe(self, head: str) -> Observation:
+        assert self.desktop is not None and self.backend is not None  # set by reset
+        image = self.backend.screenshot()
+        if image.size != self.shot_size:
+            image = image.resize(self.shot_size)
+        parts = [head]
+        cx, cy = self.to_shot(*self._cursor())
+        parts.append(f"Screenshot {self.shot_size[0]}x{self.shot_size[1]}; cursor at ({cx}, {cy}).")
+        if self.text_observation:
+            parts.append(render_windows(window_list(self.desktop.display), self.scale))
+            widgets = render_widgets(self.app_state(), self.scale)
+            if widgets:
+                parts.append(widgets)
+        return make_observation("\n".join(p for p in parts if p), (png_bytes(image),))
+
+    def _cursor(self) -> tuple[int, int]:
+        assert self.desktop is not None and self.backend is not None
+        if self.backend_name == "local":
+            return pointer(self.desktop.display)
+        return self.backend.cursor()
+
+    def _info(self, **extra: Any) -> dict[str, Any]:
+        return {"task_id": self.task.task_id if self.task else None, "split": self.split,
+                "turn": self.turn, **extra}
+
+    # -- gym API -----------------------------------------------------------------------------
+
+    def _reset(self, options: dict[str, Any]) -> tuple[Observation, dict[str, Any]]:
+        if not len(self.task_set):
+            raise TaskError(f"split {self.split!r} has no tasks")
+        if "task_id" in options:
+            task = self.task_set.get(str(options["task_id"]))
+        elif "index" in options:
+            task = self.task_set[int(options["index"]) % len(self.task_set)]
+        else:
+            task = self.task_set[int(self.np_random.integers(len(self.task_set)))]
+        desktop, backend = self._ensure_desktop()
+        desktop.kill_apps()
+        desktop.clear_home()
+        try:
+            desktop.setup(task.data.get("config", []))
+            backend.execute(Primitive("move", self.screen[0] // 2, self.screen[1] // 2))
+        except Exception as e:
+            raise InfrastructureError(f"task {task.task_id} setup failed: {e}") from e
+        self.task, self.done, self.turn, self.clicks = task, False, 0, []
+        time.sleep(self.settle_s)
+        return self._observe(f"Task: {task.prompt}"), self._info()
+
+    def _step(self, action: Any) -> StepResult:
+        if self.done or self.task is None:
+            raise ResetNeeded("call reset() before step(); the episode has ended")
+        self.turn += 1
+        try:
+            self._check_infrastructure()
+            prims = [self.to_screen(p) for p in parse_action(action, self.action_format)]
+        except InfrastructureError as e:
+            return self._abort(str(e))
+        except ActionError as e:
+            info = self._info(error=str(e))
+            return make_observation(f"Error: {e}"), 0.0, False, False, info
+        except Exception as e:  # a parser bug must not end the run
+            logger.exception("GUI action parser crashed")
+            info = self._info(error=f"{type(e).__name__}: {e}")
+            return make_observation(f"Error: cannot read the action: {e}"), 0.0, False, False, info
+        try:
+            return self._perform(prims)
+        except InfrastructureError as e:
+            return self._abort(str(e))
+
+    def _perform(self, prims: list[Primitive]) -> StepResult:
+        assert self.desktop is not None and self.backend is not None and self.task is not None
+        errors, clicks, ending = [], [], None
+        for p in prims:
+            if p.kind in TERMINAL:
+                ending = p
+                break
+            if p.kind == "open_app":
+                argv = APPS.get(p.text.lower())
+                if argv is None:
+                    errors.append(f"unknown app {p.text!r}; known: {', '.join(sorted(APPS))}")
+                    break
+                self.desktop.launch(argv)
+                continue
+            self.backend.execute(p)
+            if p.kind in ("click", "long_press", "swipe") and p.x is not None:
+                clicks.append(self.to_shot(p.x, p.y or 0))
+        self.clicks.extend(clicks)
+        self._check_infrastructure()
+        if ending is not None:
+            return self._finish(ending)
+        time.sleep(self.settle_s)
+        head = f"Error: {errors[0]}" if errors else f"Done {len(prims)} action(s)."
+        info = self._info(clicks=clicks, **({"error": errors[0]} if errors else {}))
+        return self._observe(head), 0.0, False, False, info
+
+    def _finish(self, ending: Primitive) -> StepResult:
+        assert self.desktop is not None and self.task is not None
+        time.sleep(max(self.settle_s, 0.2))  # let the apps dump and flush their state
+        result = evaluate(self.desktop, self.task.data.get("evaluator", {}),
+                          failed=ending.kind == "fail")
+        self.done = True
+        info = self._info(success=result.score >= 1.0, answer=ending.kind.upper(),
+                          evaluation={"result": result.result, "expected": result.expected})
+        text = f"Episode finished with {ending.kind.upper()}; score {result.score:g}."
+        return make_observation(text), float(result.score), True, False, info
+
+    def _abort(self, reason: str) -> StepResult:
+        self.done = True
+        info = self._info(aborted=True, abort_reason=reason, truncated_reason=f"aborted: {reason}")
+        logger.warning("GUI episode of %s aborted: %s", info["task_id"], reason)
+        text = f"The episode was aborted because of an infrastructure failure: {reason}"
+        return make_observation(text), 0.0, False, True, info
+
+    def expert_actions(self, task: Task) -> list[str]:
+        """The scripted expert's turns for ``task`` (reads the app's widget boxes)."""
+        return expert_turns(task.data.get("expert", {}), self.app_state(), self.to_shot)
+
+    def _close(self) -> None:
+        if self.backend is not None:
+            with contextlib.suppress(Exception):
+                self.backend.close()
+        if self.desktop is not None:
+            self.desktop.close()
+        self.backend = self.desktop = None
+
+
+def load_tasks() -> TaskSet:
+    """Entry point for the registry: the bundled desktop tasks."""
+    return load_task_set()
+
+
+__all__ = ["APPS", "INSTRUCTIONS", "DesktopEnv", "computer", "load_tasks"]
