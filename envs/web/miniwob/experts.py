@@ -30,7 +30,7 @@ _CLICK_QUOTED_BUTTON = "click(byText('#area button', quoted()));"
 _ENTER_QUOTED = "type(document.getElementById('tt'), quoted()); click($$('#subbtn')[0]);"
 _CHECKBOXES = """
 const names = listAfter('Select ');
-$$('#boxes label').forEach(l => { if (names.includes(text(l))) click(l.querySelector('input')); });
+$$('#area label').forEach(l => { if (names.includes(text(l))) click(l.querySelector('input')); });
 click($$('#subbtn')[0]);
 """
 
