@@ -27,6 +27,7 @@ def pytest_configure(config: Any) -> None:
         "docker: needs a Docker engine",
         "postgres: needs PostgreSQL server binaries",
         "browser: needs Chromium",
+        "xvfb: needs Xvfb and xdotool (GUI desktops)",
         "gpu: needs a CUDA GPU",
         "model: loads the SmolLM2 model",
     ):
