@@ -79,10 +79,12 @@ def app_in_thread(app: Any) -> Iterator[str]:
 
 
 @contextmanager
-def server_process(*args: str, port: int | None = None) -> Iterator[tuple[str, subprocess.Popen]]:
-    """``python -m agentgym.serve ARGS --port P`` in a child process; yields (base URL, process)."""
+def server_process(
+    *args: str, port: int | None = None, module: str = "agentgym.serve"
+) -> Iterator[tuple[str, subprocess.Popen]]:
+    """``python -m MODULE ARGS --port P`` in a child process; yields (base URL, process)."""
     port = port or free_port()
-    cmd = [sys.executable, "-m", "agentgym.serve", *args, "--port", str(port)]
+    cmd = [sys.executable, "-m", module, *args, "--port", str(port)]
     proc = subprocess.Popen(cmd, env={**os.environ, "PYTHONUNBUFFERED": "1"},
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}"
