@@ -11,6 +11,7 @@ naming the line, and nothing runs.
 from __future__ import annotations
 
 import ast
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -182,7 +183,9 @@ def parse_pyautogui(code: str) -> list[Primitive]:
     if len(code) > MAX_CODE:
         raise ActionError(f"code longer than {MAX_CODE} characters")
     try:
-        tree = ast.parse(code, mode="exec")
+        with warnings.catch_warnings():  # the model's invalid escapes are not our warnings
+            warnings.simplefilter("ignore")
+            tree = ast.parse(code, mode="exec")
     except (SyntaxError, ValueError, MemoryError, RecursionError) as e:
         raise ActionError(f"cannot parse the code: {e}") from e
     out: list[Primitive] = []

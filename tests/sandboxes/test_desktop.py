@@ -1,0 +1,159 @@
+"""The desktop sandbox against a real Xvfb: displays, setup steps, runs, and teardown that leaves
+nothing behind, also after ``kill -9`` of its owner."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from agentgym.sandboxes import open_sandbox
+from agentgym.sandboxes._desktop_reaper import pid_alive, pids_with_label, reap_orphans
+from agentgym.sandboxes._desktop_setup import SetupError
+from agentgym.sandboxes.desktop import (
+    STATE_DIR,
+    DesktopConfig,
+    DesktopSandbox,
+    desktop_available,
+)
+
+pytestmark = [
+    pytest.mark.xvfb,
+    pytest.mark.skipif(not desktop_available(), reason="needs Xvfb and xdotool"),
+]
+
+
+def _gone(label: str, timeout_s: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while pids_with_label(label):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
+def test_concurrent_desktops_get_distinct_displays_and_leave_nothing():
+    with ThreadPoolExecutor(3) as pool:
+        desktops = list(pool.map(lambda _: DesktopSandbox(), range(3)))
+    try:
+        assert len({d.display for d in desktops}) == 3
+        assert all(d.alive() for d in desktops)
+        assert all(len(pids_with_label(d.label)) >= 2 for d in desktops)  # Xvfb + openbox
+    finally:
+        for d in desktops:
+            d.close()
+    for d in desktops:
+        assert _gone(d.label)
+        assert not d.root.exists()
+        assert not (STATE_DIR / f"{d.label}.json").exists()
+
+
+def test_registered_and_opened_through_the_registry():
+    with open_sandbox("desktop") as desktop:
+        assert isinstance(desktop, DesktopSandbox)
+        result = desktop.run(["sh", "-c", "echo $DISPLAY; xdotool getdisplaygeometry"])
+        assert result.ok
+        assert result.stdout.split() == [desktop.display, "1280", "720"]
+
+
+def test_setup_steps_osworld_style():
+    with DesktopSandbox(DesktopConfig(width=800, height=600)) as desktop:
+        desktop.setup([
+            {"type": "file", "parameters": {"path": "a/b.txt", "content": "hello"}},
+            {"type": "execute", "parameters": {"command": ["cp", "a/b.txt", "c.txt"]}},
+            {"type": "launch", "parameters": {"command": ["xterm", "-T", "probe-term"]}},
+            {"type": "wait_window", "parameters": {"name": "^probe-term$", "timeout": 30}},
+            {"type": "activate_window", "parameters": {"name": "^probe-term$"}},
+            {"type": "sleep", "parameters": {"seconds": 0.1}},
+        ])
+        assert (desktop.home / "c.txt").read_text() == "hello"
+        assert len(desktop.apps) == 1
+        for bad in ([{"type": "teleport"}], [{"type": "file", "parameters": {"path": "../x"}}],
+                    [{"type": "execute", "parameters": {"command": ["false"]}}],
+                    [{"type": "launch", "parameters": {"command": []}}],
+                    [{"type": "wait_window", "parameters": {"name": "nothing", "timeout": 0.2}}]):
+            with pytest.raises(SetupError):
+                desktop.setup(bad)
+        desktop.kill_apps()
+        assert desktop.apps == [] and desktop.alive()
+        assert len(pids_with_label(desktop.label)) == 2  # only Xvfb and openbox remain
+
+
+def test_apps_run_without_network_and_with_a_read_only_root():
+    with DesktopSandbox() as desktop:
+        if desktop._bwrap is None:
+            pytest.skip("bubblewrap is not installed")
+        script = ("import socket, pathlib\n"
+                  "try:\n    socket.create_connection(('1.1.1.1', 53), timeout=1); net = 'up'\n"
+                  "except OSError:\n    net = 'down'\n"
+                  "try:\n    pathlib.Path('/usr/agentgym-probe').write_text('x'); ro = 'no'\n"
+                  "except OSError:\n    ro = 'yes'\n"
+                  "pathlib.Path('out.txt').write_text(net + ' ' + ro)\n")
+        (desktop.home / "probe.py").write_text(script)
+        proc = desktop.launch([sys.executable, "-S", "probe.py"])
+        proc.wait(timeout=30)
+        assert (desktop.home / "out.txt").read_text() == "down yes"
+
+
+def test_vnc_server_on_loopback():
+    with DesktopSandbox(DesktopConfig(vnc=True)) as desktop:
+        assert desktop.vnc_port
+        out = subprocess.run(["ss", "-ltnH"], capture_output=True, text=True).stdout
+        listeners = [line.split()[3] for line in out.splitlines() if line.strip()]
+        mine = [a for a in listeners if a.endswith(f":{desktop.vnc_port}")]
+        assert mine and all(a.startswith(("127.0.0.1", "[::1]", "::1")) for a in mine)
+
+
+def test_killed_x_server_is_detected():
+    with DesktopSandbox() as desktop:
+        os.kill(desktop._core[0].pid, signal.SIGKILL)
+        desktop._core[0].wait(timeout=10)
+        assert not desktop.alive()
+        assert desktop.run(["true"]).status.value == "sandbox_error"
+
+
+OWNER = textwrap.dedent("""
+    import sys, time
+    from agentgym.sandboxes.desktop import DesktopSandbox
+    d = DesktopSandbox()
+    d.launch(["xterm", "-T", "orphan"])
+    print(d.label, flush=True)
+    time.sleep(600)
+""")
+
+
+def test_kill_9_of_the_owner_leaves_nothing_behind():
+    owner = subprocess.Popen([sys.executable, "-c", OWNER], stdout=subprocess.PIPE, text=True)
+    try:
+        label = owner.stdout.readline().strip() if owner.stdout else ""
+        assert label
+        deadline = time.monotonic() + 20
+        while len(pids_with_label(label)) < 3 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(pids_with_label(label)) >= 3  # Xvfb, openbox, xterm (and its shell)
+    finally:
+        owner.kill()
+        owner.wait()
+    assert _gone(label), f"processes of {label} survived their owner's kill -9"
+    assert not (STATE_DIR / f"{label}.json").exists()
+
+
+def test_reap_orphans_kills_desktops_of_dead_owners(tmp_path: Path):
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    label = "orphan-test-label"
+    env = {**os.environ, "AGENTGYM_DESKTOP": label}
+    victim = subprocess.Popen(["sleep", "300"], env=env, start_new_session=True)
+    (tmp_path / f"{label}.json").write_text(json.dumps({"owner": dead.pid, "label": label}))
+    assert pids_with_label(label) == [victim.pid]
+    assert reap_orphans(tmp_path) == [label]
+    victim.wait(timeout=10)
+    assert not pid_alive(victim.pid) and not list(tmp_path.iterdir())
