@@ -7,7 +7,14 @@ on stderr and exit with status 1.
 
 from __future__ import annotations
 
-from . import catalog, evaluate, play, serve, train  # noqa: F401  (importing registers the commands)
+from . import (  # noqa: F401  (importing registers the commands)
+    catalog,
+    evaluate,
+    play,
+    record,
+    serve,
+    train,
+)
 from .app import app, console, err_console, fail, run_guarded
 
 
