@@ -58,6 +58,11 @@ def eval_cmd(
     max_new_tokens: Annotated[int, typer.Option(min=1, help="New tokens per turn.")] = 256,
     temperature: Annotated[float | None, typer.Option(help="Default 0 if k=1 else 1.")] = None,
     seed: Annotated[int, typer.Option(help="Base seed of the task sample and sampling.")] = 0,
+    semi_online: Annotated[bool, typer.Option(
+        help="Also report SOP, TSR and PG on the same tasks' expert trajectories.")] = False,
+    experts: Annotated[str | None, typer.Option(
+        help="Expert trajectories for --semi-online (default: record the scripted expert).")
+    ] = None,
 ) -> None:
     """Evaluate a policy on an env's split: success (95% CI), reward, pass@k, turns, tokens.
 
@@ -105,6 +110,15 @@ def eval_cmd(
         bar.stop()
     m = results["metrics"]
     console.print(_table(results, f"{results['config']['env_id']} / {policy} / {split}"))
+    if semi_online:
+        from ..rollout.sop import sop_for_tasks
+
+        ids = [row["task_id"] for row in results["per_task"]]
+        sop = run_guarded(sop_for_tasks, env_id, policy, ids, split=split, experts=experts,
+                          max_new_tokens=max_new_tokens, seed=seed)
+        console.print(f"semi-online on {sop['sop_tasks']} of {len(ids)} tasks: "
+                      f"SOP {sop['sop']:.3f} (TSR {sop['tsr']:.3f}, PG {sop['pg']:.3f}) "
+                      f"beside online success {m['success_rate']:.3f}", highlight=False)
     if out:
         console.print(f"wrote {out}/results.json and {out}/report.md")
     if m["aborted"]:
