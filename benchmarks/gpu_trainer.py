@@ -54,9 +54,16 @@ def reset_peak(device: torch.device) -> None:
         torch.cuda.reset_peak_memory_stats(device)
 
 
-def peak_gib(device: torch.device) -> float:
-    """Peak allocated GPU memory since :func:`reset_peak`, GiB (0 on CPU)."""
-    return torch.cuda.max_memory_allocated(device) / 2**30 if device.type == "cuda" else 0.0
+def peak_gib(device: torch.device, base: int = 0) -> float:
+    """Peak allocated GPU memory since :func:`reset_peak` above ``base`` bytes, GiB (0 on CPU)."""
+    if device.type != "cuda":
+        return 0.0
+    return (torch.cuda.max_memory_allocated(device) - base) / 2**30
+
+
+def allocated(device: torch.device) -> int:
+    """Bytes allocated on the GPU now (0 on CPU)."""
+    return torch.cuda.memory_allocated(device) if device.type == "cuda" else 0
 
 
 # -- models ------------------------------------------------------------------------------------
@@ -267,17 +274,17 @@ def compare_trl(model: Any, prompts: list[list[int]], args: argparse.Namespace,
     from trl import GRPOConfig, GRPOTrainer
 
     steps = args.trl_steps
-    ours = copy.deepcopy(model)
-    ours.gradient_checkpointing_disable() if not args.checkpointing else None
-    opt = make_optimizer(list(ours.parameters()), TrainConfig(lr=1e-7))
     reset_peak(device)
+    base = allocated(device)  # the caller's model and optimizer: not part of either step
+    ours = copy.deepcopy(model)
+    opt = make_optimizer(list(ours.parameters()), TrainConfig(lr=1e-7))
     agentgym_step(ours, prompts, args, opt, amp, 0)  # warm-up
     sync(device)
     t0 = time.perf_counter()
-    made = sum(agentgym_step(ours, prompts, args, opt, amp, s + 1) for s in range(steps))
+    made = sum(agentgym_step(ours, prompts, args, opt, amp, s + 1) for s in range(steps)) / steps
     sync(device)
     t_ours = (time.perf_counter() - t0) / steps
-    mem_ours = peak_gib(device)
+    mem_ours = peak_gib(device, base)
     del ours, opt
 
     # a word-level tokenizer over the model's vocabulary: prompt i is the text of its ids
@@ -320,19 +327,21 @@ def compare_trl(model: Any, prompts: list[list[int]], args: argparse.Namespace,
             max_steps=steps + 1, logging_steps=1, report_to=[], save_strategy="no",
             shuffle_dataset=False, disable_dropout=True, seed=0, dataloader_num_workers=0,
         )
+        reset_peak(device)
+        base = allocated(device)
         trl_model = copy.deepcopy(model)
         trainer = GRPOTrainer(model=trl_model, args=config, processing_class=tok,
                               reward_funcs=lambda completions, **k: [float(len(c) % 3)
                                                                      for c in completions],
                               train_dataset=data, callbacks=[Clock()])
-        reset_peak(device)
         trainer.train()
-        mem_trl = peak_gib(device)
+        mem_trl = peak_gib(device, base)
         del trainer, trl_model
     t_trl = statistics.mean(times[1:]) if len(times) > 1 else times[0]
     trl_len = statistics.mean(lengths[1:] or lengths) if lengths else float(args.gen_len)
     ours_per_tok = t_ours / max(made, 1)
     trl_per_tok = t_trl / max(trl_len * rows, 1)
+    print("GRPO step (peak = memory the step adds: its model copy, optimizer, activations)")
     print(f"GRPO step  agentgym {t_ours:7.3f} s ({made / rows:5.1f} tokens/row, "
           f"{ours_per_tok * 1e6:7.1f} us/generated token)  peak {mem_ours:5.2f} GiB")
     print(f"GRPO step  TRL      {t_trl:7.3f} s ({trl_len:5.1f} tokens/row, "
