@@ -9,8 +9,9 @@ Environment variables:
 - ``AGENTGYM_LOAD_PLUGINS``: comma-separated entry-point names to load; all others are skipped
   (set it to an empty string to load none).
 - ``AGENTGYM_BLOCK_PLUGINS``: comma-separated entry-point names never to load.
-- ``AGENTGYM_TRACE_PLUGINS``: when set to ``1``, every hook call is logged at DEBUG level on the
-  ``agentgym.plugins`` logger.
+- ``AGENTGYM_TRACE_PLUGINS``: when set to ``1``, every hook call is logged on the
+  ``agentgym.plugins.trace`` logger, which then writes to stderr itself (the user sees it without
+  configuring logging).
 """
 
 from __future__ import annotations
@@ -90,11 +91,25 @@ def call_each(state: PluginState, hook_name: str, **kwargs: Any) -> list[Any]:
     for impl in caller.get_hookimpls():
         name = state.manager.get_name(impl.plugin) or repr(impl.plugin)
         args = {k: (v(name) if callable(v) and k == "register" else v) for k, v in kwargs.items()}
+        if os.environ.get("AGENTGYM_TRACE_PLUGINS") == "1":
+            _trace_logger().info("%s from plugin %s", hook_name, name)
         try:
             results.append(impl.function(*(args[a] for a in impl.argnames)))
         except Exception as e:
             _warn(name, f"hook {hook_name} raised {type(e).__name__}: {e}", state)
     return results
+
+
+def _trace_logger() -> logging.Logger:
+    """The logger of AGENTGYM_TRACE_PLUGINS, with its own stderr handler (added once)."""
+    trace = logging.getLogger(f"{__name__}.trace")
+    if not any(getattr(h, "agentgym_trace", False) for h in trace.handlers):
+        handler = logging.StreamHandler()  # stderr
+        handler.setFormatter(logging.Formatter("agentgym plugin trace: %(message)s"))
+        handler.agentgym_trace = True  # type: ignore[attr-defined]
+        trace.addHandler(handler)
+    trace.setLevel(logging.INFO)
+    return trace
 
 
 def _build() -> PluginState:
@@ -103,7 +118,7 @@ def _build() -> PluginState:
     registries = {k: NamedRegistry(_SINGULAR.get(k, k[:-1])) for k in REGISTRY_KINDS}
     state = PluginState(manager, registries)
     if os.environ.get("AGENTGYM_TRACE_PLUGINS") == "1":
-        manager.trace.root.setwriter(logger.debug)
+        manager.trace.root.setwriter(_trace_logger().info)
         manager.enable_tracing()
     _load_entry_point_plugins(state)
     manager.check_pending()

@@ -49,3 +49,45 @@ def test_errors_are_one_line_and_nonzero():
     assert "error: no environment registered as 'no-such-env'" in result.output
     result = runner.invoke(app, ["tools", "wordle", "--format", "xml"])
     assert result.exit_code == 1
+
+
+def test_play_accepts_a_bare_answer():
+    import agentgym
+
+    env = agentgym.make("guess-number")
+    env.reset(seed=3)
+    target = env.unwrapped.task.data["target"]
+    result = runner.invoke(app, ["play", "guess-number", "--seed", "3"],
+                           input=f"{target % 100 + 1}\n{target}\n")
+    assert result.exit_code == 0, result.output
+    assert "-> guess" in result.output and "episode terminated" in result.output
+    assert "'success': True" in result.output
+
+
+def test_task_ids_shown_to_players_do_not_give_away_the_answer():
+    import agentgym
+
+    guesses = list(agentgym.make("guess-number").unwrapped.task_set)
+    revealing = [t.task_id for t in guesses if t.task_id == f"guess-{t.data['target']:03d}"]
+    assert len(revealing) <= 2, revealing  # a shuffle may leave a fixed point or two
+    words = list(agentgym.make("wordle").unwrapped.task_set)
+    assert not [t.task_id for t in words if t.data["answer"] in t.task_id]
+
+
+def test_plugin_trace_is_visible_on_stderr():
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "AGENTGYM_TRACE_PLUGINS": "1"}
+    done = subprocess.run([sys.executable, "-m", "agentgym.cli", "list"], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "agentgym plugin trace: agentgym_register_envs from plugin textgames" in done.stderr
+
+
+def test_version():
+    import agentgym
+
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.output.strip() == f"agentgym {agentgym.__version__}"

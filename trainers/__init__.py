@@ -33,19 +33,26 @@ _LAZY = {
 }
 
 
-def train(cfg: Any, **kwargs: Any) -> Any:
-    """Run the trainer registered as ``cfg.algorithm`` on a :class:`TrainConfig`."""
-    from agentgym import get_registry
+def train(cfg: Any, *, trainer_cls: Any = None, **kwargs: Any) -> Any:
+    """Run the trainer registered as ``cfg.algorithm`` (or ``trainer_cls``) on a config."""
+    if trainer_cls is None:
+        from agentgym import get_registry
 
-    trainer_cls = get_registry("trainers").load(cfg.algorithm)
+        trainer_cls = get_registry("trainers").load(cfg.algorithm)
     return trainer_cls(cfg, **kwargs).train()
 
 
-def run_config(config: str | None, overrides: list[str] | None = None) -> Any:
-    """Load a YAML config with ``key=value`` overrides and train (``agentgym train``'s runner)."""
+def run_config(config: Any, overrides: list[str] | None = None, *, trainer: Any = None) -> Any:
+    """``agentgym train``'s runner: a config (YAML path or parsed mapping) plus overrides.
+
+    ``trainer`` is the registry entry the CLI already chose (its preset and class are used
+    without asking the registry again).
+    """
     from .config import load_config
 
-    return train(load_config(config, overrides))
+    preset = dict(trainer.extra.get("preset", {})) if trainer is not None else None
+    cfg = load_config(config, overrides, preset_values=preset)
+    return train(cfg, trainer_cls=trainer.load() if trainer is not None else None)
 
 
 def __getattr__(name: str) -> Any:

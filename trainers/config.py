@@ -17,6 +17,7 @@ Values are resolved in this order, later ones winning:
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from typing import Any
 import yaml
 
 from agentgym import ConfigError, get_registry
+from agentgym.rollout import resolve_max_turns
 
 
 @dataclass
@@ -187,6 +189,13 @@ class TrainConfig:
     """Newest checkpoints kept on disk."""
     resume: bool = False
     """Continue from the newest checkpoint in ``output_dir`` (the CLI's ``--resume``)."""
+    overwrite: bool = False
+    """Replace an earlier run in ``output_dir`` (the CLI's ``--overwrite``); without it or
+    ``resume`` a folder that already holds a run is refused."""
+    save_optimizer: bool = True
+    """Keep the optimizer state (twice the weights with AdamW) in the newest checkpoint, so a
+    resumed run continues exactly; older kept checkpoints hold weights only. False: weights only
+    everywhere (a resumed run restarts the optimizer's moments)."""
     seed: int = 0
     """Seed of the task order, sampling, dropout and initialisation."""
     tensorboard: bool = True
@@ -198,9 +207,21 @@ class TrainConfig:
     torch_threads: int = 0
     """``torch.set_num_threads`` for CPU runs; 0 = leave torch's default."""
 
+    def __post_init__(self) -> None:
+        for name in POSITIVE:
+            if getattr(self, name) < 1:
+                raise ConfigError(f"{name} must be at least 1, got {getattr(self, name)}")
+        for name in NON_NEGATIVE:
+            if getattr(self, name) < 0:
+                raise ConfigError(f"{name} must be 0 or more, got {getattr(self, name)}")
+        if self.lr <= 0:
+            raise ConfigError(f"lr must be positive, got {self.lr}")
+        if self.resume and self.overwrite:
+            raise ConfigError("resume and overwrite exclude each other")
+
     def resolved_max_turns(self, spec_max_turns: int | None) -> int:
-        """The turn limit: this config's, else the env spec's, else 10."""
-        return self.max_turns or spec_max_turns or 10
+        """The turn limit: this config's, else the env spec's, else agentgym's default."""
+        return resolve_max_turns(self.max_turns, spec_max_turns)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict (YAML-safe)."""
@@ -208,6 +229,13 @@ class TrainConfig:
 
 
 FIELDS = {f.name: f for f in dataclasses.fields(TrainConfig)}
+POSITIVE = ("steps", "tasks_per_step", "group_size", "max_new_tokens", "max_tokens", "num_envs",
+            "max_batch_size", "micro_batch_size", "ppo_epochs", "lora_r")
+"""Fields that must be at least 1."""
+NON_NEGATIVE = ("max_turns", "eval_every", "eval_tasks", "eval_samples", "save_every",
+                "keep_checkpoints", "warmup_steps", "max_refill_rounds", "kl_coef", "tis_cap",
+                "torch_threads", "weight_decay", "max_grad_norm", "loss_max_length")
+"""Fields that must be 0 or more (0 usually means off or the default)."""
 
 
 def parse_overrides(overrides: list[str]) -> dict[str, Any]:
@@ -254,24 +282,41 @@ def _coerce(name: str, value: Any) -> Any:
     return value
 
 
-def load_config(path: str | Path | None, overrides: list[str] | None = None) -> TrainConfig:
-    """Build a :class:`TrainConfig` from defaults, the algorithm's preset, YAML and overrides."""
+def load_config(
+    path: str | Path | Mapping[str, Any] | None,
+    overrides: list[str] | None = None,
+    *,
+    preset_values: Mapping[str, Any] | None = None,
+) -> TrainConfig:
+    """Build a :class:`TrainConfig` from defaults, the algorithm's preset, YAML and overrides.
+
+    ``path`` is a YAML file or its already parsed mapping (the CLI reads the file once);
+    ``preset_values`` is the chosen trainer's preset when the caller already looked it up.
+    """
     data: dict[str, Any] = {}
-    if path is not None:
-        try:
-            loaded = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-        except (OSError, yaml.YAMLError) as e:
-            raise ConfigError(f"cannot read config {path}: {e}") from e
-        if loaded is not None and not isinstance(loaded, dict):
-            raise ConfigError(f"config {path} must be a YAML mapping")
-        data = dict(loaded or {})
+    if isinstance(path, Mapping):
+        data = dict(path)
+    elif path is not None:
+        data = read_config_file(path)
     data.update(parse_overrides(overrides or []))
     unknown = sorted(set(data) - set(FIELDS))
     if unknown:
         raise ConfigError(f"unknown config keys: {', '.join(unknown)}")
     algorithm = str(data.get("algorithm", TrainConfig.algorithm))
-    merged = {**preset(algorithm), **data}
+    values = dict(preset_values) if preset_values is not None else preset(algorithm)
+    merged = {**values, **data}
     return TrainConfig(**{k: _coerce(k, v) for k, v in merged.items()})
+
+
+def read_config_file(path: str | Path) -> dict[str, Any]:
+    """The mapping in YAML file ``path`` (one clear :class:`ConfigError` otherwise)."""
+    try:
+        loaded = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as e:
+        raise ConfigError(f"cannot read config {path}: {e}") from e
+    if loaded is not None and not isinstance(loaded, dict):
+        raise ConfigError(f"config {path} must be a YAML mapping")
+    return dict(loaded or {})
 
 
 def save_config(cfg: TrainConfig, path: str | Path) -> None:
@@ -279,4 +324,5 @@ def save_config(cfg: TrainConfig, path: str | Path) -> None:
     Path(path).write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False), encoding="utf-8")
 
 
-__all__ = ["TrainConfig", "load_config", "parse_overrides", "preset", "save_config"]
+__all__ = ["TrainConfig", "load_config", "parse_overrides", "preset", "read_config_file",
+           "save_config"]

@@ -33,6 +33,7 @@ from agentgym.rollout import Trajectory
 
 from .advantages import informative_groups, overlong_penalty
 from .batch import collate, empty_batch
+from .checkpoint import interrupted, prepare_run_dir
 from .config import TrainConfig, save_config
 from .data import TaskSampler, shard
 from .distributed import DistInfo, all_sum, cleanup, init_distributed, unwrap, wrap_ddp
@@ -77,6 +78,8 @@ class GRPOTrainer:
         cfg = self.cfg
         if cfg.loss_agg not in AGGREGATIONS:
             raise ConfigError(f"loss_agg must be one of {', '.join(AGGREGATIONS)}")
+        if os.environ.get("RANK", "0") == "0":  # before the model loads: a refusal is instant
+            prepare_run_dir(cfg.output_dir, resume=cfg.resume, overwrite=cfg.overwrite)
         if cfg.torch_threads:
             torch.set_num_threads(cfg.torch_threads)
         self.device = pick_device(cfg.device, int(os.environ.get("LOCAL_RANK", "0")))
@@ -296,6 +299,10 @@ class GRPOTrainer:
                         save_checkpoint(self)
                     bar.update(step, metrics, self.last_eval)
             return final_report(self)
+        except KeyboardInterrupt:  # Ctrl-C: no half checkpoint; say how to go on
+            if self.dist.is_main:
+                logger.warning(interrupted(cfg.output_dir, self.state.step))
+            raise
         finally:
             self.close()
 

@@ -25,7 +25,8 @@ from agentgym import hookimpl
 
 TRAINER = "agentgym.trainers.grpo:GRPOTrainer"
 RUN = "agentgym.trainers:run_config"
-"""What ``agentgym train`` calls: ``run(config_path, overrides) -> TrainResult``."""
+"""What ``agentgym train`` calls: ``run(config, overrides, trainer=entry) -> TrainResult``
+(``config`` is the parsed YAML mapping, ``entry`` the chosen trainer's registry entry)."""
 
 PRESETS: dict[str, dict[str, Any]] = {
     "grpo": {

@@ -19,9 +19,13 @@ from agentgym import ConfigError
 from .checkpoint import (
     finalize,
     latest_checkpoint,
+    load_optimizer,
     load_rank_state,
+    load_weights,
+    save_optimizer,
     save_rank_state,
     save_trajectories,
+    save_weights,
     step_dir,
 )
 from .distributed import barrier, unwrap
@@ -61,12 +65,13 @@ def save_checkpoint(trainer: GRPOTrainer) -> Path:
     barrier(d)
     final = step_dir(cfg.output_dir, st.step)
     if d.is_main:
-        torch.save(trainable_state(trainer.model), tmp / "model.pt")
+        save_weights(tmp, trainable_state(trainer.model))
+        if cfg.save_optimizer:
+            save_optimizer(tmp, trainer.optimizer.state_dict())
         torch.save(
             {
                 "step": st.step,
                 "round": st.round,
-                "optimizer": trainer.optimizer.state_dict(),
                 "scheduler": trainer.scheduler.state_dict(),
                 "policy_version": getattr(trainer.policy, "version", st.step),
                 "world_size": d.world_size,
@@ -91,12 +96,16 @@ def load_checkpoint(trainer: GRPOTrainer) -> bool:
         raise ConfigError(
             f"checkpoint {folder} was written by {meta['world_size']} ranks, not {d.world_size}"
         )
-    weights = torch.load(folder / "model.pt", weights_only=True)
+    weights = load_weights(folder)
     missing = set(weights) - {n for n, _ in unwrap(trainer.model).named_parameters()}
     if missing:
         raise ConfigError(f"checkpoint {folder} holds unknown weights: {sorted(missing)[:3]}")
     unwrap(trainer.model).load_state_dict(weights, strict=False)
-    trainer.optimizer.load_state_dict(meta["optimizer"])
+    optimizer_state = load_optimizer(folder, meta)
+    if optimizer_state is None:
+        logger.warning("resume: %s holds no optimizer state; the optimizer starts afresh", folder)
+    else:
+        trainer.optimizer.load_state_dict(optimizer_state)
     trainer.scheduler.load_state_dict(meta["scheduler"])
     trainer.state.step, trainer.state.round = int(meta["step"]), int(meta["round"])
     if hasattr(trainer.policy, "version"):

@@ -6,7 +6,7 @@ A command module imports :data:`app` and decorates its function with ``@app.comm
 
 from __future__ import annotations
 
-from typing import Any, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -19,6 +19,22 @@ console = Console()
 """Results go to stdout."""
 err_console = Console(stderr=True)
 """Progress, logs and errors go to stderr."""
+
+
+def _version(value: bool) -> None:
+    if value:
+        from .. import __version__
+
+        console.print(f"agentgym {__version__}", highlight=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option(
+        "--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
+) -> None:
+    """agentgym: envs and tools for training and evaluating LLM agents."""
 
 
 def fail(message: str, code: int = 1) -> NoReturn:

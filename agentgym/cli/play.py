@@ -2,11 +2,43 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+import json
+from typing import Annotated, Any
 
 import typer
 
 from .app import app, console, run_guarded
+
+
+def bare_action(env: Any, text: str) -> Any:
+    """A bare answer (``50``, ``crane``) as a call of the env's only tool, when it has exactly
+    one tool taking one argument; anything else (a tool call, free text) is passed on as typed.
+    """
+    from ..errors import AgentGymError
+    from ..toolcalls import ToolCall, parse_tool_calls
+
+    try:
+        if parse_tool_calls(text):
+            return text
+    except AgentGymError:
+        return text  # a malformed call: the env answers with its error observation
+    tools = list(getattr(env.unwrapped, "tools", None) or [])
+    if len(tools) != 1:
+        return text
+    properties = tools[0].parameters.get("properties", {})
+    if len(properties) != 1:
+        return text
+    ((name, schema),) = properties.items()
+    value: Any = text.strip()
+    kind = schema.get("type")
+    try:
+        if kind == "integer":
+            value = int(value)
+        elif kind == "number":
+            value = float(value)
+    except ValueError:
+        return text
+    return [ToolCall(tools[0].name, {name: value})]
 
 
 @app.command()
@@ -15,7 +47,10 @@ def play(
     seed: Annotated[int, typer.Option(help="Seed that picks the task.")] = 0,
     split: Annotated[str, typer.Option(help="Task split.")] = "train",
 ) -> None:
-    """Play an episode in the terminal: type actions (tool calls or text); an empty line quits."""
+    """Play an episode in the terminal: type actions (tool calls or text); an empty line quits.
+
+    Where the env has a single one-argument tool, a bare answer (``50``) calls it.
+    """
     from ..registry import make
 
     env = run_guarded(make, env_id, split=split)
@@ -31,7 +66,12 @@ def play(
             if not action.strip():
                 console.print("bye")
                 break
-            obs, reward, terminated, truncated, info = env.step(action)
+            step_action = bare_action(env, action)
+            if step_action is not action:
+                call = step_action[0]
+                console.print(f"[dim]-> {call.name}({json.dumps(call.arguments)})[/]",
+                              highlight=False)
+            obs, reward, terminated, truncated, info = env.step(step_action)
             total += reward
             if terminated or truncated:
                 console.print(obs["text"], markup=False, highlight=False)

@@ -1,8 +1,15 @@
-"""``agentgym train``: run the trainer a config's ``algorithm`` names."""
+"""``agentgym train``: run the trainer a config's ``algorithm`` names.
+
+The YAML file is read once and the trainer registry asked once; the trainer's ``run`` entry
+point gets the parsed mapping, the ``key=value`` overrides and the chosen registry entry.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated
+import os
+import shlex
+from pathlib import Path
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -10,43 +17,34 @@ from rich.table import Table
 from .app import app, console, err_console, fail, run_guarded
 
 
-@app.command("train")
-def train_cmd(
-    config: Annotated[str, typer.Argument(help="YAML config (see configs/ and docs/training.md).")],
-    overrides: Annotated[list[str] | None, typer.Argument(
-        help="key=value overrides, e.g. steps=5 lr=3e-6 lora=true.")] = None,
-    resume: Annotated[bool, typer.Option(help="Continue from the newest checkpoint.")] = False,
-) -> None:
-    """Train a policy: `train CONFIG [key=value ...]` (under torchrun for several processes).
-
-    The config's ``algorithm`` names a trainer registered through ``agentgym_register_trainers``;
-    its ``run`` entry point (``run="pkg.mod:function"``) gets the config path and overrides.
-    """
-    import logging
-    import os
-    from pathlib import Path
-
+def read_mapping(path: str) -> dict[str, Any]:
+    """The YAML mapping in ``path`` (one-line error and exit 1 otherwise)."""
     import yaml
-    from rich.logging import RichHandler
 
-    from ..plugins import get_registry
-    from ..registrars import load_entry_point
-
-    logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s",
-                        handlers=[RichHandler(console=err_console, show_path=False)])
-    args = [*(overrides or []), *(["resume=true"] if resume else [])]
     try:
-        data = yaml.safe_load(Path(config).read_text(encoding="utf-8")) or {}
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as e:
-        fail(f"cannot read config {config}: {e}")
-    chosen = [a.split("=", 1)[1] for a in args if a.startswith("algorithm=")]
-    algorithm = chosen[-1] if chosen else str(data.get("algorithm", "grpo"))
-    entry = run_guarded(get_registry("trainers").get, algorithm)
-    if "run" not in entry.extra:
-        fail(f"trainer {algorithm!r} ({entry.plugin}) registers no run entry point")
-    result = run_guarded(load_entry_point(entry.extra["run"]), config, args)
-    if os.environ.get("RANK", "0") != "0":  # under torchrun only rank 0 reports
-        return
+        fail(f"cannot read config {path}: {e}")
+    if data is not None and not isinstance(data, dict):
+        fail(f"config {path} must be a YAML mapping")
+    return dict(data or {})
+
+
+def space_rows(folder: Path, share: float = 0.02) -> list[tuple[str, int]]:
+    """Where a run folder's disk space goes: files over ``share`` of the total, the rest summed."""
+    sizes = [(p, p.stat().st_size) for p in folder.rglob("*") if p.is_file()]
+    total = sum(size for _, size in sizes)
+    big = sorted(((str(p.relative_to(folder)), s) for p, s in sizes if s >= share * total),
+                 key=lambda row: -row[1])
+    rest = total - sum(size for _, size in big)
+    return [*big, ("everything else", rest), ("total", total)]
+
+
+def _mb(size: int) -> str:
+    return f"{size / 2**20:,.1f} MB"
+
+
+def _report(result: Any, algorithm: str) -> None:
     table = Table(title=f"{algorithm}: held-out evaluation")
     for col in ("metric", "before", "after"):
         table.add_column(col)
@@ -57,5 +55,60 @@ def train_cmd(
             table.add_row(key, "-" if before is None else f"{before:.3f}",
                           "-" if after is None else f"{after:.3f}")
     console.print(table)
-    console.print(f"run folder: {getattr(result, 'output_dir', '-')}  "
-                  f"report: {getattr(result, 'report_png', None) or '-'}")
+    out = getattr(result, "output_dir", None)
+    if out is not None and Path(out).is_dir():
+        space = Table(title=f"disk space of {out}")
+        space.add_column("file")
+        space.add_column("size", justify="right")
+        for name, size in space_rows(Path(out)):
+            space.add_row(name, _mb(size))
+        console.print(space)
+    console.print(f"run folder: {out or '-'}  report: {getattr(result, 'report_png', None) or '-'}")
+
+
+@app.command("train")
+def train_cmd(
+    config: Annotated[str, typer.Argument(help="YAML config (see configs/ and docs/training.md).")],
+    overrides: Annotated[list[str] | None, typer.Argument(
+        metavar="KEY=VALUE", help="key=value overrides, e.g. steps=5 lr=3e-6 lora=true.",
+        show_default=False)] = None,
+    resume: Annotated[bool, typer.Option(help="Continue from the newest checkpoint.")] = False,
+    overwrite: Annotated[bool, typer.Option(
+        help="Replace an earlier run in the output folder.")] = False,
+) -> None:
+    """Train a policy: `train CONFIG \\[key=value ...]` (under torchrun for several processes).
+
+    The config's ``algorithm`` names a trainer registered through ``agentgym_register_trainers``;
+    its ``run`` entry point gets the parsed config, the overrides and the registry entry. A
+    folder that already holds a run is refused unless --resume or --overwrite; Ctrl-C stops
+    the run, keeps its complete checkpoints and prints how to resume.
+    """
+    import logging
+
+    from rich.logging import RichHandler
+
+    from ..plugins import get_registry
+    from ..registrars import load_entry_point
+
+    logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s",
+                        handlers=[RichHandler(console=err_console, show_path=False)])
+    if resume and overwrite:
+        fail("--resume and --overwrite exclude each other")
+    args = [*(overrides or []), *(["resume=true"] if resume else []),
+            *(["overwrite=true"] if overwrite else [])]
+    data = read_mapping(config)
+    chosen = [a.split("=", 1)[1] for a in args if a.startswith("algorithm=")]
+    algorithm = chosen[-1] if chosen else str(data.get("algorithm", "grpo"))
+    entry = run_guarded(get_registry("trainers").get, algorithm)
+    if "run" not in entry.extra:
+        fail(f"trainer {algorithm!r} ({entry.plugin}) registers no run entry point")
+    target = entry.extra["run"]
+    run = target if callable(target) else run_guarded(load_entry_point, target)
+    try:
+        result = run_guarded(run, data, args, trainer=entry)
+    except KeyboardInterrupt:
+        again = shlex.join(["agentgym", "train", config, *(overrides or []), "--resume"])
+        fail(f"interrupted; continue with: {again}", code=130)
+    if os.environ.get("RANK", "0") != "0":  # under torchrun only rank 0 reports
+        return
+    _report(result, algorithm)

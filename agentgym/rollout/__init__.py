@@ -10,6 +10,7 @@ from __future__ import annotations
 from .chat import ChatFormat
 from .engine import Engine, group_requests
 from .episode import Episode, EpisodeRequest, RolloutConfig
+from .limits import DEFAULT_MAX_TURNS, resolve_max_turns
 from .lockstep import LockstepEngine
 from .metrics import pass_at_k, per_task, summarize, wilson_interval
 from .pool import EnvPool, PoolTimeout
@@ -19,6 +20,7 @@ from .trajectory import Trajectory, jsonable
 from .workers import EnvWorker, LocalEnvWorker, env_expert_actions, local_worker_factory
 
 __all__ = [
+    "DEFAULT_MAX_TURNS",
     "BusyTracker",
     "ChatFormat",
     "Engine",
@@ -40,6 +42,7 @@ __all__ = [
     "local_worker_factory",
     "pass_at_k",
     "per_task",
+    "resolve_max_turns",
     "summarize",
     "wilson_interval",
 ]

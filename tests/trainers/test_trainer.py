@@ -33,7 +33,8 @@ def test_smoke_run_logs_evaluates_checkpoints_and_reports(tiny_cfg):
     assert json.loads((out / "summary.json").read_text())["steps"] == 2
     ckpt = out / "checkpoints" / "step-000002"
     assert {p.name for p in ckpt.iterdir()} == {
-        "COMPLETE", "model.pt", "trainer.pt", "rank-0.pt", "trajectories.jsonl"}
+        "COMPLETE", "model.safetensors", "optimizer.pt", "trainer.pt", "rank-0.pt",
+        "trajectories.jsonl"}
 
 
 @pytest.mark.parametrize(

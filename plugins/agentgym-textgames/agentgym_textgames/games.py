@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 
 from agentgym import Task, TaskSet, TaskToolEnv, ToolArgumentError
 
@@ -14,28 +15,41 @@ WORDS = (
 ).split()
 
 
+def _shuffled(items: list, name: str) -> list:
+    """``items`` in a fixed order that depends only on ``name``: task ids say nothing of answers."""
+    order = list(items)
+    random.Random(f"agentgym-textgames-{name}").shuffle(order)
+    return order
+
+
 def guess_number_tasks() -> TaskSet:
-    """Targets 1..100; every fifth target is held out for the test split."""
+    """Targets 1..100 behind opaque ids ``guess-001``..``guess-100``; every fifth id is test."""
+    targets = _shuffled(list(range(1, 101)), "guess-number")
     return TaskSet(
         (
-            Task(f"guess-{n:03d}", "test" if n % 5 == 0 else "train",
-                 "Find the hidden number between 1 and 100.", {"target": n})
-            for n in range(1, 101)
+            Task(f"guess-{i:03d}", "test" if i % 5 == 0 else "train",
+                 "Find the hidden number between 1 and 100.", {"target": target})
+            for i, target in enumerate(targets, start=1)
         ),
         name="guess-number",
     )
 
 
 def wordle_tasks() -> TaskSet:
-    """One task per word; every fourth word is held out for the test split."""
+    """One task per word behind opaque ids ``wordle-00``...; every fourth id is held out."""
     return TaskSet(
         (
-            Task(f"wordle-{w}", "test" if i % 4 == 0 else "train",
+            Task(f"wordle-{i:02d}", "test" if i % 4 == 0 else "train",
                  "Guess the hidden five-letter word.", {"answer": w})
-            for i, w in enumerate(WORDS)
+            for i, w in enumerate(_shuffled(list(WORDS), "wordle"))
         ),
         name="wordle",
     )
+
+
+def task_for_answer(tasks: TaskSet, key: str, value: object) -> Task:
+    """The task whose hidden ``key`` is ``value`` (for tests and docs, never shown to players)."""
+    return next(t for t in tasks if t.data[key] == value)
 
 
 def fewer_guesses_reward(guesses: int, max_guesses: int) -> float:

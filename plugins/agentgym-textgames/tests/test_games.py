@@ -19,8 +19,11 @@ def test_expert_solves_every_test_task():
 
 
 def test_wordle_feedback_and_out_of_guesses():
+    from agentgym_textgames.games import task_for_answer
+
     env = agentgym.make("wordle")
-    env.reset(options={"task_id": "wordle-crane"})
+    env.reset(options={"task_id": task_for_answer(env.unwrapped.task_set, "answer",
+                                                  "crane").task_id})
     obs, *_ = env.step('<tool_call>{"name": "guess", "arguments": {"word": "react"}}</tool_call>')
     assert obs["text"].startswith("YYGY.")
     for _ in range(5):
@@ -37,3 +40,14 @@ def test_guess_out_of_range_is_an_error_observation():
         '<tool_call>{"name": "guess", "arguments": {"number": 500}}</tool_call>'
     )
     assert "between 1 and 100" in obs["text"] and not terminated and "error" in info
+
+
+def test_task_ids_do_not_give_away_the_answers():
+    from agentgym_textgames.games import guess_number_tasks, wordle_tasks
+
+    guesses = list(guess_number_tasks())
+    assert sum(t.task_id == f"guess-{t.data['target']:03d}" for t in guesses) <= 5
+    words = list(wordle_tasks())
+    assert not any(t.data["answer"] in t.task_id for t in words)
+    assert len({t.task_id for t in words}) == len(words)
+    assert sum(t.split == "test" for t in guesses) == 20  # the split sizes are unchanged
