@@ -4,15 +4,27 @@ Specs are plain data. Ids look like ``ns/Name-vN`` (``sql/spider-lite-v0``); a b
 bumps the version. Users may type an alias (``"webarena-lite"``) or the id without its version,
 which resolves to the newest version. Entry points are ``"pkg.mod:Class"`` strings imported only
 when :func:`make` is called, so registering costs nothing.
+
+Every spec is also registered in Gymnasium's registry (entry point: :func:`make`), so once the
+specs are loaded ``gymnasium.make("sql/spider-lite-v0")`` works too; importing
+:mod:`agentgym.gymnasium_envs` loads them (``gymnasium.make("agentgym.gymnasium_envs:sql")``
+in one call). Like Gymnasium's, :func:`make` sets ``env.unwrapped.spec`` (a
+:class:`gymnasium.envs.registration.EnvSpec` with the kwargs used and the turn limit as
+``max_episode_steps``) next to ``env.unwrapped.agentgym_spec``.
 """
 
 from __future__ import annotations
 
+import functools
+import logging
 import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
+
+import gymnasium
+from gymnasium.envs.registration import EnvSpec as GymEnvSpec
 
 from .errors import DuplicateRegistration, EnvNotFound, RegistryError
 from .registrars import load_entry_point
@@ -20,6 +32,8 @@ from .registrars import load_entry_point
 if TYPE_CHECKING:
     from .env import AgentEnv
     from .tasks import TaskSet
+
+logger = logging.getLogger(__name__)
 
 ID_RE = re.compile(r"^(?:(?P<ns>[\w.-]+)/)?(?P<name>[\w.:-]+?)(?:-v(?P<version>\d+))?$")
 
@@ -92,7 +106,40 @@ def register(id: str, entry_point: str | Callable[..., Any], **fields: Any) -> E
         _specs[id] = spec
         for alias in spec.aliases:
             _aliases[alias] = id
+        _register_gymnasium(spec)
     return spec
+
+
+def _gym_spec(spec: EnvSpec) -> GymEnvSpec:
+    """The Gymnasium spec mirroring ``spec`` (built by :func:`make`, no extra wrappers)."""
+    return GymEnvSpec(
+        id=spec.id, entry_point=functools.partial(_make_for_gymnasium, spec.id),
+        max_episode_steps=spec.max_turns, order_enforce=False, disable_env_checker=True,
+        kwargs=dict(spec.kwargs),
+    )  # fmt: skip
+
+
+def _register_gymnasium(spec: EnvSpec) -> None:
+    """Mirror ``spec`` into Gymnasium's registry (not when Gymnasium's own id is taken)."""
+    gym_registry = gymnasium.envs.registration.registry
+    old = gym_registry.get(spec.id)
+    if old is None or (isinstance(old.entry_point, functools.partial)
+                       and old.entry_point.func is _make_for_gymnasium):  # fmt: skip
+        gym_registry[spec.id] = _gym_spec(spec)
+
+
+def _make_for_gymnasium(id: str, **kwargs: Any) -> AgentEnv:
+    """Gymnasium's entry point: :func:`make` without the turn limit (Gymnasium adds TimeLimit)."""
+    return _make(id, None, turn_limit=False, **kwargs)
+
+
+def register_gymnasium_envs() -> list[str]:
+    """Load every plugin's specs and make sure each is in Gymnasium's registry; return the ids."""
+    ids = list_envs()
+    with _lock:
+        for env_id in ids:
+            _register_gymnasium(_specs[env_id])
+    return ids
 
 
 def _clear_plugin_specs() -> None:
@@ -157,17 +204,54 @@ def make(id: str, *, max_turns: int | None = None, **kwargs: Any) -> AgentEnv:
         from .serve.client import make_remote
 
         return make_remote(id, max_turns=max_turns, **kwargs)
+    return _make(id, max_turns, turn_limit=True, **kwargs)
+
+
+def _make(id: str, max_turns: int | None, *, turn_limit: bool, **kwargs: Any) -> AgentEnv:
+    """Build the env; ``turn_limit=False`` leaves the limit to the caller (Gymnasium)."""
     env_spec = spec(id)
     factory = (
         load_entry_point(env_spec.entry_point)
         if isinstance(env_spec.entry_point, str)
         else env_spec.entry_point
     )
-    env = factory(**{**env_spec.kwargs, **kwargs})
-    env.unwrapped.agentgym_spec = replace(env_spec, kwargs={**env_spec.kwargs, **kwargs})
+    merged = {**env_spec.kwargs, **kwargs}
+    env = factory(**merged)
     limit = max_turns if max_turns is not None else env_spec.max_turns
-    if limit is not None:
+    env.unwrapped.agentgym_spec = replace(env_spec, kwargs=merged)
+    gym_spec = _gym_spec(env_spec)
+    gym_spec.kwargs = dict(merged)
+    gym_spec.max_episode_steps = limit
+    env.unwrapped.spec = gym_spec
+    shaper = _episode_end_shaper()
+    if shaper is not None:
+        from .wrappers import RewardShaping
+
+        env = RewardShaping(env, shaper, env_spec.id)
+    if limit is not None and turn_limit:
         from .wrappers import TurnLimit
 
         env = TurnLimit(env, max_turns=limit)
     return env
+
+
+def _episode_end_shaper() -> Callable[[str, str | None, float, dict[str, Any]], float] | None:
+    """A function calling the plugins' ``agentgym_episode_end`` hooks, or None when none has."""
+    from .plugins import plugin_state
+
+    hook = plugin_state().manager.hook.agentgym_episode_end
+    if not hook.get_hookimpls():
+        return None
+
+    def shape(env_id: str, task_id: str | None, reward: float, info: dict[str, Any]) -> float:
+        try:
+            values = hook(env_id=env_id, task_id=task_id, reward=reward, info=info)
+        except Exception:  # a reward-shaping plugin must not end the run
+            logger.exception("agentgym_episode_end hook failed; reward left unshaped")
+            return reward
+        for value in values:
+            if value is not None:
+                reward = float(value)
+        return reward
+
+    return shape

@@ -184,26 +184,8 @@ class TaskToolEnv(AgentEnv):
         if self.done:
             info.update(self.outcome)
             info["success"] = bool(self.outcome.get("success", self.reward >= 1.0))
-            reward = self._shaped_reward(info)
+            reward = self.reward
         return make_observation(text), reward, self.done, False, info
-
-    def _shaped_reward(self, info: dict[str, Any]) -> float:
-        from .plugins import plugin_state
-
-        env_id = self.agentgym_spec.id if self.agentgym_spec is not None else type(self).__name__
-        state = plugin_state()
-        reward = self.reward
-        try:
-            values = state.manager.hook.agentgym_episode_end(
-                env_id=env_id, task_id=info.get("task_id"), reward=reward, info=info
-            )
-        except Exception:  # a reward-shaping plugin must not end the run
-            logger.exception("agentgym_episode_end hook failed; reward left unshaped")
-            return reward
-        for value in values:
-            if value is not None:
-                reward = float(value)
-        return reward
 
 
 def _render(value: Any) -> str:

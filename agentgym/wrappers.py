@@ -3,11 +3,12 @@
 Gymnasium's :class:`gymnasium.Wrapper` no longer forwards unknown attributes, so :class:`Wrapper`
 forwards the agentgym ones explicitly (``tools``, ``instructions``, ``areset``, ``astep``,
 ``aclose``). A time or turn limit is a wrapper, as in Gymnasium: :class:`TurnLimit` sets
-``truncated`` and never ``terminated``.
+``truncated`` and never ``terminated``; reward shaping by plugins is :class:`RewardShaping`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium
@@ -88,3 +89,35 @@ class TurnLimit(Wrapper):
     async def astep(self, action: Any) -> StepResult:
         """Async twin of :meth:`step`."""
         return self._count(await self._inner.astep(action))
+
+
+Shaper = Callable[[str, "str | None", float, dict[str, Any]], float]
+"""``shape(env_id, task_id, reward, info) -> reward`` (see :class:`RewardShaping`)."""
+
+
+class RewardShaping(Wrapper):
+    """Replace the reward of an episode's final step by ``shape(env_id, task_id, reward, info)``.
+
+    :func:`agentgym.make` applies it when a plugin implements the ``agentgym_episode_end`` hook,
+    so envs never reach into the plugin manager themselves. Aborted episodes (an
+    infrastructure failure) are left alone: there is no outcome to reshape.
+    """
+
+    def __init__(self, env: AgentEnv | gymnasium.Env, shape: Shaper, env_id: str) -> None:
+        super().__init__(env)
+        self.shape = shape
+        self.env_id = env_id
+
+    def _apply(self, result: StepResult) -> StepResult:
+        obs, reward, terminated, truncated, info = result
+        if terminated and not info.get("aborted"):
+            reward = float(self.shape(self.env_id, info.get("task_id"), float(reward), info))
+        return obs, reward, terminated, truncated, info
+
+    def step(self, action: Any) -> StepResult:
+        """Step the env and reshape a final reward."""
+        return self._apply(self._inner.step(action))
+
+    async def astep(self, action: Any) -> StepResult:
+        """Async twin of :meth:`step`."""
+        return self._apply(await self._inner.astep(action))
