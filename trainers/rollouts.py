@@ -73,7 +73,11 @@ class Rollouts:
         )
 
     def evaluate(self, task_ids: list[str], dist_info: DistInfo) -> dict[str, float]:
-        """Held-out success and reward, greedy and/or sampled, summed over data-parallel ranks."""
+        """Held-out success and reward, greedy and/or sampled, summed over data-parallel ranks.
+
+        Aborted episodes (an infrastructure failure, not the model's) are left out of the success
+        rate and reward and counted apart as ``aborted_<pass>``.
+        """
         cfg, out = self.cfg, {}
         engine = self.eval_engine
         base = self.rollout_config
@@ -87,12 +91,15 @@ class Rollouts:
             engine.config = replace(base, sampling=sampling)
             requests = group_requests(task_ids, n, seed=cfg.seed + 7919, round=0)
             trajs = engine.run(requests) if requests else []
-            wins, reward, count = all_sum(
-                [sum(t.success for t in trajs), sum(t.reward for t in trajs), len(trajs)], dist_info
+            done = [t for t in trajs if not t.aborted]  # infrastructure failures are not scored
+            wins, reward, count, aborted = all_sum(
+                [sum(t.success for t in done), sum(t.reward for t in done), len(done),
+                 len(trajs) - len(done)], dist_info
             )
             out[f"success_{name}"] = wins / count if count else 0.0
             out[f"reward_{name}"] = reward / count if count else 0.0
             out[f"episodes_{name}"] = count
+            out[f"aborted_{name}"] = aborted
         engine.config = base
         out["eval_s"] = time.perf_counter() - t0
         return out

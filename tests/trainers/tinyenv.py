@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import agentgym
-from agentgym import AgentEnv, Task, TaskSet, make_observation
+from agentgym import AgentEnv, InfrastructureError, Task, TaskSet, make_observation
 
 
 def load_tasks() -> TaskSet:
@@ -25,8 +25,10 @@ class DigitsEnv(AgentEnv):
 
     instructions = "Reply with digits."
 
-    def __init__(self, split: str = "train") -> None:
+    def __init__(self, split: str = "train", broken_tasks: tuple[str, ...] = ()) -> None:
         super().__init__()
+        self.broken_tasks = set(broken_tasks)
+        """Tasks whose second turn fails as infrastructure (an aborted episode)."""
         self.tasks = load_tasks().split(split)
         self.replies: list[str] = []
         self.task: Task | None = None
@@ -41,6 +43,8 @@ class DigitsEnv(AgentEnv):
         info = {"task_id": self.task.task_id}
         if len(self.replies) < 2:
             return make_observation("again"), 0.0, False, False, info
+        if self.task.task_id in self.broken_tasks:
+            raise InfrastructureError(f"tool server for {self.task.task_id} is down")
         text = "".join(self.replies)
         reward = sum(c.isdigit() for c in text) / max(len(text), 1)
         info["success"] = reward >= 0.5
