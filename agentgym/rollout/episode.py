@@ -22,6 +22,7 @@ from typing import Any
 from ..errors import is_infrastructure_error
 from ..policies.base import EpisodeContext, Generation, Policy, SamplingParams, derive_seed
 from .chat import ChatFormat
+from .history import HistoryCompression, observations_to_compress
 from .stats import BusyTracker
 from .trajectory import Trajectory, jsonable
 from .workers import EnvWorker
@@ -63,6 +64,8 @@ class RolloutConfig:
     """``tool``, ``user`` or ``auto`` (``tool`` after tool calls, else ``user``)."""
     render_tools: bool = False
     """Pass the tool schemas to the chat template (the env's instructions describe them too)."""
+    history: HistoryCompression | None = None
+    """Replace earlier observations by a placeholder before each new one (WebAgent-R1)."""
 
 
 class _Timeout(Exception):
@@ -97,6 +100,8 @@ class Episode:
         self.timings = {"policy_s": 0.0, "env_s": 0.0, "queue_s": 0.0}
         self._last_info: dict[str, Any] = {}
         self._policy_state: dict[str, Any] = {}
+        self._env_spans: dict[int, tuple[int, int, list[int]]] = {}
+        """Message index -> (start, end) of its env delta ids and the turn ids it closes."""
 
     # -- helpers -----------------------------------------------------------------------------
 
@@ -250,14 +255,37 @@ class Episode:
             self._end(truncated=True, reason=f"turn limit {self.config.max_turns}")
             return
         message = self._observe(obs, role)
+        if self.config.history is not None:
+            self._compress_history(self.config.history)
         if self.chat is not None:
-            delta = self.chat.observation_ids(message, t.token_ids[slice(*t.turn_spans[-1])])
+            generated = t.token_ids[slice(*t.turn_spans[-1])]
+            delta = self.chat.observation_ids(message, generated)
             if len(t.token_ids) + len(delta) >= self.config.max_tokens:
                 t.final_observation = message["content"]
                 self._end(truncated=True, reason=f"token limit {self.config.max_tokens}")
                 return
+            self._env_spans[len(t.messages)] = (len(t.token_ids), len(t.token_ids) + len(delta),
+                                                generated)
             t.add_env_tokens(delta)
         t.messages.append(message)
+
+    def _compress_history(self, history: HistoryCompression) -> None:
+        """Replace earlier observations (text, and their ids when exact) by the placeholder."""
+        t = self.traj
+        for i in observations_to_compress(t.messages, history):
+            if self.chat is not None and i not in self._env_spans:
+                continue  # the first prompt's observation cannot change under exact tokens
+            message = {**t.messages[i], "content": history.compress(str(t.messages[i]["content"]))}
+            t.messages[i] = message
+            if self.chat is None:
+                continue
+            start, end, generated = self._env_spans[i]
+            ids = self.chat.observation_ids(message, generated)
+            t.replace_env_tokens(start, end, ids)
+            shift = len(ids) - (end - start)
+            self._env_spans = {k: ((a + shift, b + shift, g) if a >= end else (a, b, g))
+                               for k, (a, b, g) in self._env_spans.items()}
+            self._env_spans[i] = (start, start + len(ids), generated)
 
     def result(self) -> Trajectory:
         """The finished trajectory with info and timings filled in."""

@@ -115,6 +115,21 @@ class Trajectory:
         """Append env/template ids (mask 0, log-prob 0, version -1)."""
         self._extend(list(ids), 0, None, -1)
 
+    def replace_env_tokens(self, start: int, end: int, ids: list[int]) -> None:
+        """Replace the env ids in ``[start, end)`` by ``ids`` (history compression).
+
+        Only env/template tokens (mask 0) may be replaced; later turn spans shift.
+        """
+        if not 0 <= start <= end <= len(self.token_ids) or any(self.loss_mask[start:end]):
+            raise AgentGymError(f"[{start}, {end}) is not a span of env tokens")
+        n, shift = len(ids), len(ids) - (end - start)
+        self.token_ids[start:end] = list(ids)
+        self.loss_mask[start:end] = [0] * n
+        self.logprobs[start:end] = [0.0] * n
+        self.versions[start:end] = [-1] * n
+        self.turn_spans = [(a + shift, b + shift) if a >= end else (a, b)
+                           for a, b in self.turn_spans]
+
     def check(self) -> None:
         """Raise if the per-token lists disagree in length or the mask is not 0/1."""
         n = len(self.token_ids)
