@@ -78,7 +78,7 @@ class BrowserConfig:
     headless: bool = True
     viewport: tuple[int, int] = (1280, 720)
     """Page size in CSS pixels (WebArena's 1280x720)."""
-    timeout_s: float = 15.0
+    timeout_s: float = 30.0
     """Limit of one browser call; past it the browser is probed and killed if hung."""
     launch_timeout_s: float = 30.0
     executable: str | None = None

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Coroutine
 from typing import Any, TypeVar
 
 from agentgym.env import AgentEnv, Observation, StepResult
@@ -130,6 +130,18 @@ class WebEnv(AgentEnv):
                 bounds[backend[index]] = (x, y - scroll_y, w, h)
         return bounds
 
+    @staticmethod
+    async def _soft(awaitable: Awaitable[T], default: T) -> T:
+        """Await a part of the observation; a page in flux gives ``default``, a dead browser
+        still raises."""
+        try:
+            return await awaitable
+        except BrowserCrashed:
+            raise
+        except Exception as e:  # a navigating or closing page: show what can be shown
+            logger.debug("observation part failed: %s", e)
+            return default
+
     async def observe(self) -> Observation:
         """The current observation (and refresh :attr:`tree`, whose ids actions may use)."""
         session = self.session
@@ -139,20 +151,22 @@ class WebEnv(AgentEnv):
         parts: list[str] = []
         if self.steps == 0 and self.goal:
             parts.append(f"Task: {self.goal}")
-        titles = [await session.guard(p.title()) for p in session.pages]
+        titles = [await self._soft(session.guard(p.title()), "") for p in session.pages]
         parts.append(f"URL: {page.url}")
         if len(titles) > 1:
             parts.append("Tabs:\n" + render_tabs(titles, session.active))
         if self.last_error:
             parts.append(f"Error: {self.last_error}")
         if self.axtree:
-            nodes = (await session.cdp("Accessibility.getFullAXTree"))["nodes"]
-            bounds = await self._bounds() if self.viewport_only else None
+            ax = await self._soft(session.cdp("Accessibility.getFullAXTree"), {"nodes": []})
+            nodes = ax.get("nodes", [])
+            bounds = await self._soft(self._bounds(), None) if self.viewport_only else None
             self.tree = render_ax_tree(nodes, bounds=bounds, viewport=self.browser_config.viewport,
                                        max_lines=self.max_tree_lines)
             parts.append("Accessibility tree:\n" + self.tree.text)
         if self.html:
-            parts.append("HTML:\n" + prune_html(await session.guard(page.content())))
+            parts.append("HTML:\n" + prune_html(await self._soft(session.guard(page.content()),
+                                                                "")))
         images: tuple[bytes, ...] = ()
         if self.screenshot:
             kwargs: dict[str, Any] = {"type": self.screenshot_format}
@@ -161,7 +175,8 @@ class WebEnv(AgentEnv):
             if self.screenshot_clip:
                 x, y, w, h = self.screenshot_clip
                 kwargs["clip"] = {"x": x, "y": y, "width": w, "height": h}
-            images = (await session.guard(page.screenshot(**kwargs)),)
+            shot = await self._soft(session.guard(page.screenshot(**kwargs)), b"")
+            images = (shot,) if shot else ()
         return {"text": "\n\n".join(parts), "images": images}
 
     # -- episode loop ------------------------------------------------------------------------
@@ -204,9 +219,15 @@ class WebEnv(AgentEnv):
             self.last_error = f"{type(e).__name__}: {e}"[:300]
         reward, terminated = 0.0, False
         if parsed is not None:
-            reward, terminated, extra = await self.evaluate(parsed)
-            info.update(extra)
             info["action"] = parsed.to_text()
+            try:
+                reward, terminated, extra = await self.evaluate(parsed)
+                info.update(extra)
+            except BrowserCrashed:
+                raise
+            except Exception as e:  # the page is not in a state the scorer can read
+                logger.debug("evaluate failed after %s: %s", parsed.name, e)
+                info["evaluate_error"] = f"{type(e).__name__}: {e}"[:300]
         if self.last_error:
             info["error"] = self.last_error
         info["blocked_requests"] = self.session.policy.blocked

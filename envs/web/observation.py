@@ -82,7 +82,8 @@ def render_ax_tree(
     """Render CDP AX nodes; with ``bounds`` (backend id -> x, y, w, h) keep on-screen nodes only."""
     by_id = {n["nodeId"]: n for n in nodes}
     children = {n["nodeId"]: n.get("childIds", ()) for n in nodes}
-    roots = [n for n in nodes if "parentId" not in n or n["parentId"] not in by_id]
+    referenced = {c for kids in children.values() for c in kids}
+    roots = [n for n in nodes if n["nodeId"] not in referenced]
     lines: list[str] = []
     ids: set[int] = set()
     stack: list[tuple[str, int, str]] = [(r["nodeId"], 0, "") for r in reversed(roots)]

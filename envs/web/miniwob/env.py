@@ -10,7 +10,7 @@ and ``WOB_RAW_REWARD_GLOBAL`` (or the time-scaled ``WOB_REWARD_GLOBAL``) scores 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentgym.errors import EnvError, TaskError
 from agentgym.tasks import Task
@@ -21,9 +21,12 @@ from .experts import expert_script
 from .server import base_url
 from .tasks import KNOWN_BROKEN, load_tasks
 
+if TYPE_CHECKING:
+    from playwright.async_api import Page
+
 REWARD_MODES = ("binary", "raw", "original")
-STATE_JS = ("() => [WOB_DONE_GLOBAL, WOB_RAW_REWARD_GLOBAL, WOB_REWARD_GLOBAL,"
-            " WOB_REWARD_REASON]")
+STATE_JS = ("() => typeof WOB_DONE_GLOBAL === 'undefined' ? null : [WOB_DONE_GLOBAL,"
+            " WOB_RAW_REWARD_GLOBAL, WOB_REWARD_GLOBAL, WOB_REWARD_REASON]")
 START_JS = """([seed, maxMs]) => {
   Math.seedrandom(seed);
   core.EPISODE_MAX_TIME = maxMs;
@@ -61,6 +64,8 @@ class MiniWoBEnv(WebEnv):
         (MiniWoB's time-scaled reward)."""
         self.episode_max_time_s = episode_max_time_s
         self.task: Task | None = None
+        self.task_page: Page | None = None
+        """The tab holding the task (the reward is read there even when another tab is active)."""
         if task in KNOWN_BROKEN:
             self.instructions += f"\n(Known limitation of this task: {KNOWN_BROKEN[task]}.)"
 
@@ -82,7 +87,7 @@ class MiniWoBEnv(WebEnv):
         assert self.session is not None  # noqa: S101 -- set by WebEnv before this call
         self.task = self._select(options)
         seed = int(self.task.data["seed"])
-        page = self.session.page
+        page = self.task_page = self.session.page
         url = f"{base_url()}miniwob/{self.name}.html"
         await self.session.guard(page.goto(url, wait_until="load"))
         ready = await self.session.guard(
@@ -95,9 +100,13 @@ class MiniWoBEnv(WebEnv):
     async def evaluate(self, action: WebAction) -> tuple[float, bool, dict[str, Any]]:
         """Read the page's reward globals; ``stop`` ends an unfinished episode at 0."""
         assert self.session is not None  # noqa: S101
-        done, raw, scaled, reason = await self.session.guard(
-            self.session.page.evaluate(STATE_JS))
         info: dict[str, Any] = {"task_id": self.task.task_id if self.task else None}
+        page = self.task_page
+        if page is None or page.is_closed():
+            info.update(success=False, raw_reward=0.0, reason="the task tab was closed")
+            return 0.0, True, info
+        state = await self.session.guard(page.evaluate(STATE_JS))
+        done, raw, scaled, reason = state if state else (False, 0.0, 0.0, "left the task page")
         if not done:
             if action.name == "stop":
                 info.update(success=False, raw_reward=0.0, reason="stopped")

@@ -54,8 +54,6 @@ TEST_SEEDS = range(0, 50)
 TRAIN_SEEDS = range(1000, 3000)
 
 KNOWN_BROKEN: dict[str, str] = {
-    "book-flight": "needs the flight/ sub-site served under a separate wrapper page; not wired",
-    "book-flight-nodelay": "as book-flight",
     "drag-box": "needs mouse drag, which the action space has no verb for",
     "drag-circle": "needs mouse drag",
     "drag-cube": "needs mouse drag",

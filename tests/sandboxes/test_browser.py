@@ -1,0 +1,188 @@
+"""The browser sandbox against the real Chromium: isolation, egress, crashes, hangs, leaks."""
+
+from __future__ import annotations
+
+import asyncio
+import http.server
+import os
+import signal
+import threading
+from collections.abc import Iterator
+
+import psutil
+import pytest
+
+from agentgym.sandboxes import open_sandbox
+from agentgym.sandboxes.browser import (
+    MARKER,
+    BrowserConfig,
+    BrowserCrashed,
+    BrowserPool,
+    NetworkPolicy,
+    chromium_available,
+)
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not chromium_available(), reason="Chromium or Playwright not installed"),
+]
+
+
+class _Counter(http.server.BaseHTTPRequestHandler):
+    hits: list[str] = []
+    body = b"<html><body>ok</body></html>"
+
+    def do_GET(self) -> None:  # noqa: N802 -- http.server's naming
+        type(self).hits.append(self.path)
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.end_headers()
+        self.wfile.write(self.body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def _serve(handler: type[http.server.BaseHTTPRequestHandler]) -> tuple[str, object]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{server.server_address[1]}", server
+
+
+@pytest.fixture
+def two_servers() -> Iterator[tuple[str, str, type[_Counter], type[_Counter]]]:
+    """An allowed server whose page calls a second, forbidden one; both count their hits."""
+    forbidden_handler = type("Forbidden", (_Counter,), {"hits": []})
+    forbidden, s2 = _serve(forbidden_handler)
+    page = (f"<html><body><img src='{forbidden}/img.png'><script src='{forbidden}/x.js'>"
+            f"</script><script>fetch('{forbidden}/fetch').catch(() => 0);</script>"
+            "<p>page</p></body></html>").encode()
+    allowed_handler = type("Allowed", (_Counter,), {"hits": [], "body": page})
+    allowed, s1 = _serve(allowed_handler)
+    yield allowed, forbidden, allowed_handler, forbidden_handler
+    for s in (s1, s2):
+        s.shutdown()  # type: ignore[attr-defined]
+
+
+def _our_browser_pids() -> set[int]:
+    """Main Chromium processes started by this test process (by the pool's marker switch)."""
+    me = psutil.Process()
+    out = set()
+    for child in me.children(recursive=True):
+        try:
+            cmd = child.cmdline()
+        except psutil.Error:
+            continue
+        if any(a.startswith(MARKER) for a in cmd) and not any(a.startswith("--type=") for a in cmd):
+            out.add(child.pid)
+    return out
+
+
+def _chromium_descendants() -> list[int]:
+    out = []
+    for child in psutil.Process().children(recursive=True):
+        try:
+            if "chrom" in child.name() and child.status() != psutil.STATUS_ZOMBIE:
+                out.append(child.pid)
+        except psutil.Error:
+            continue
+    return out
+
+
+def test_registered_as_a_sandbox() -> None:
+    pool = open_sandbox("browser", max_browsers=1)
+    assert isinstance(pool, BrowserPool) and pool.config.max_browsers == 1
+
+
+async def test_egress_to_a_forbidden_port_never_arrives(two_servers) -> None:
+    allowed, forbidden, allowed_h, forbidden_h = two_servers
+    async with BrowserPool(max_browsers=1) as pool:
+        session = await pool.new_session(NetworkPolicy([allowed]))
+        await session.page.goto(allowed + "/", wait_until="load")
+        await session.page.evaluate("fetch(arguments[0]).catch(() => 0)".replace(
+            "arguments[0]", repr(forbidden + "/late")))
+        with pytest.raises(Exception, match="ERR_BLOCKED_BY_CLIENT"):
+            await session.page.goto(forbidden + "/direct")
+        await asyncio.sleep(0.3)  # give a leaked request time to land, if one leaked
+        assert allowed_h.hits == ["/"]
+        assert forbidden_h.hits == []
+        assert session.policy.blocked >= 4
+        assert any("/img.png" in u for u in session.policy.blocked_urls)
+        await session.aclose()
+
+
+async def test_contexts_are_isolated(two_servers) -> None:
+    allowed = two_servers[0]
+    async with BrowserPool(max_browsers=1) as pool:
+        a = await pool.new_session(NetworkPolicy([allowed]))
+        b = await pool.new_session(NetworkPolicy([allowed]))
+        await a.page.goto(allowed + "/")
+        await b.page.goto(allowed + "/")
+        await a.page.evaluate("document.cookie = 'k=secret'; localStorage.setItem('k', 'v')")
+        assert await b.page.evaluate("document.cookie") == ""
+        assert await b.page.evaluate("localStorage.getItem('k')") is None
+        assert len(pool.browsers) == 1 and pool.live_contexts() == 2
+        await a.aclose()
+        await b.aclose()
+        assert pool.live_contexts() == 0
+
+
+async def test_killed_browser_raises_and_is_replaced() -> None:
+    async with BrowserPool(max_browsers=1) as pool:
+        session = await pool.new_session()
+        await session.page.set_content("<p>x</p>")
+        old = _our_browser_pids()
+        old_tree = pool.pids()
+        assert old and set(old) <= set(old_tree)
+        for pid in old:
+            os.kill(pid, signal.SIGKILL)
+        with pytest.raises(BrowserCrashed):
+            await session.cdp("Accessibility.getFullAXTree")
+        await session.aclose()
+        fresh = await pool.new_session()
+        await fresh.page.set_content("<p>alive</p>")
+        assert "alive" in await fresh.page.content()
+        assert pool.launched == 2
+        await fresh.aclose()
+        await asyncio.sleep(0.5)
+        assert not [p for p in old_tree if psutil.pid_exists(p)
+                    and psutil.Process(p).status() != psutil.STATUS_ZOMBIE]
+    assert _chromium_descendants() == []
+
+
+async def test_hung_browser_is_detected_and_killed() -> None:
+    async with BrowserPool(BrowserConfig(max_browsers=1, timeout_s=2.0)) as pool:
+        session = await pool.new_session()
+        await session.page.set_content("<p>x</p>")
+        pids = _our_browser_pids()
+        for pid in pids:
+            os.kill(pid, signal.SIGSTOP)
+        with pytest.raises(BrowserCrashed, match="hung"):
+            await session.cdp("Runtime.evaluate", {"expression": "1 + 1"})
+        await session.aclose()
+        fresh = await pool.new_session()
+        assert await fresh.page.evaluate("2 + 2") == 4
+        await fresh.aclose()
+    assert _chromium_descendants() == []
+
+
+async def test_16_concurrent_sessions_are_bounded_and_leave_nothing() -> None:
+    async with BrowserPool(BrowserConfig(max_browsers=2, contexts_per_browser=8)) as pool:
+        peak = 0
+
+        async def episode(i: int) -> str:
+            nonlocal peak
+            session = await pool.new_session()
+            peak = max(peak, pool.live_contexts())
+            await session.page.set_content(f"<button>b{i}</button>")
+            tree = await session.cdp("Accessibility.getFullAXTree")
+            await session.aclose()
+            return next(n["name"]["value"] for n in tree["nodes"]
+                        if n.get("role", {}).get("value") == "button")
+
+        names = await asyncio.gather(*(episode(i) for i in range(16)))
+        assert names == [f"b{i}" for i in range(16)]
+        assert len(pool.browsers) <= 2 and peak <= 16
+        assert pool.live_contexts() == 0
+        assert all(not h.sessions for h in pool.browsers)
+    assert _chromium_descendants() == []
