@@ -1,10 +1,12 @@
-"""Sandbox latency and throughput: Docker warm pool vs a cold container per call vs bubblewrap.
+"""Sandbox latency and throughput: Docker warm pool (resident run server) vs ``docker exec`` into
+a pooled container vs a cold container per call vs bubblewrap.
 
 Two workloads: a trivial snippet (``print(1)``) and a task-like test run (a small function and
 eight asserts, as the code env's hidden tests run). For each backend it reports p50/p95 latency
-of sequential runs, sequential runs/s, and runs/s with ``--concurrency`` workers. Ratio lines
-follow (``A_vs_B = p50 of B / p50 of A``); the last is ``warm_vs_cold_latency_ratio=<cold p50 /
-warm p50>`` for the trivial snippet.
+of sequential runs, sequential runs/s, and runs/s with ``--concurrency`` workers. Figure lines
+follow, each named with its unit; every ratio is ``a_vs_b_<what>=a/b`` (``..._p50_ratio`` is
+p50 latency of a over p50 latency of b, so below 1 means a is faster). The last line is
+``docker_warm_vs_docker_cold_p50_ratio=`` for the trivial snippet.
 
 Usage::
 
@@ -81,8 +83,8 @@ def _opener(name: str) -> Callable[[], Sandbox]:
         return BubblewrapSandbox
     from agentgym.sandboxes.docker import DockerSandbox
 
-    mode = "cold" if name == "docker cold" else "warm"
-    return lambda: DockerSandbox(mode=mode, pool_size=2)
+    mode = name.split()[-1]
+    return lambda: DockerSandbox(mode=mode, pool_size=2, concurrency=2)
 
 
 def _measure(
@@ -114,7 +116,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=40, help="runs per backend and workload")
     parser.add_argument("--cold-runs", type=int, default=6, help="runs for docker cold")
     parser.add_argument("--concurrency", type=int, default=2, help="workers for runs/s")
-    parser.add_argument("--backends", default="docker warm,docker cold,bubblewrap")
+    parser.add_argument("--backends", default="docker warm,docker exec,docker cold,bubblewrap")
     parser.add_argument("--json", help="also write the rows to this file")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
@@ -161,17 +163,18 @@ def _report(console: Console, rows: list[Row], workers: int) -> None:
     lines = []
     for workload, tag in (("task test run", "task_"), ("print(1)", "")):
         warm, cold = by.get(("docker warm", workload)), by.get(("docker cold", workload))
-        bwrap = by.get(("bubblewrap", workload))
-        if bwrap:
-            lines.append(f"bubblewrap_{tag}p50_ms={bwrap.p50_ms:.1f}")
-            lines.append(f"bubblewrap_{tag}runs_per_s={bwrap.conc_runs_per_s:.1f}")
-        if warm and bwrap:  # like warm_vs_cold: how many times faster the first one is
-            lines.append(f"bubblewrap_vs_warm_{tag}latency_ratio={warm.p50_ms / bwrap.p50_ms:.2f}")
-        if warm and cold:
-            lines.append(f"warm_vs_cold_{tag}latency_ratio={cold.p50_ms / warm.p50_ms:.1f}")
+        execd, bwrap = by.get(("docker exec", workload)), by.get(("bubblewrap", workload))
+        for name, row in (("docker_warm", warm), ("docker_exec", execd), ("bubblewrap", bwrap)):
+            if row:
+                lines.append(f"{name}_{tag}p50_ms={row.p50_ms:.1f}")
+                lines.append(f"{name}_{tag}runs_per_s={row.conc_runs_per_s:.1f}")
+        for a, b, ra, rb in (("docker_warm", "docker_exec", warm, execd),
+                             ("docker_warm", "bubblewrap", warm, bwrap),
+                             ("docker_warm", "docker_cold", warm, cold)):  # fmt: skip
+            if ra and rb:
+                lines.append(f"{a}_vs_{b}_{tag}p50_ratio={ra.p50_ms / rb.p50_ms:.3f}")
     for line in lines:
         console.print(line, highlight=False)
-
 
 if __name__ == "__main__":
     main()

@@ -1,10 +1,18 @@
 """Pre-started sandbox containers, shared per (engine, image, container limits), reaped on exit.
 
-Each container is locked down (no network, read-only root, tmpfs ``/work`` and ``/tmp``, uid
-65534, no capabilities, ``no-new-privileges``, memory/CPU/pid limits) and idles under a tiny
-PID 1 that only reaps zombies and cannot be ptraced. Containers carry the labels
-``agentgym.sandbox=1`` and ``agentgym.owner_pid``/``owner_start``/``owner_host``: a pool removes
-its own at exit (``atexit``), and every new pool first removes containers whose owner process is
+Each container is locked down (no network, read-only root, tmpfs ``/work`` and ``/tmp``, no
+capabilities for the program, ``no-new-privileges``, memory/CPU/pid limits). Its PID 1 is either
+the resident run server (:mod:`._docker_server`, when the engine runs on this host and can
+bind-mount a directory from it) or a tiny reaper that idles while runs come in by ``docker
+exec``. Containers carry the labels ``agentgym.sandbox=1`` and
+``agentgym.owner_pid``/``owner_start``/``owner_host``; they are created with auto-remove, so
+stopping one is enough to have the engine delete it.
+
+The pool is bounded by the concurrency its users ask for (each :class:`DockerSandbox` adds its
+``concurrency``, capped by ``max_size``): a new container is started only for a caller that
+would otherwise wait and has none being started for it. Idle containers beyond ``size`` are
+stopped after ``idle_s``; a pool is shut down by stopping all its containers in parallel (at
+exit through ``atexit``), and every new pool first removes containers whose owner process is
 gone, so a parent killed with ``kill -9`` leaks nothing past the next start.
 """
 
@@ -14,13 +22,19 @@ import atexit
 import contextlib
 import logging
 import os
+import shutil
 import socket
+import tempfile
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 from agentgym.sandbox import SandboxError, SandboxLimits
+
+from ._docker_server import MOUNT, SERVER, SOCKET_NAME, wait_for_socket
+from ._script import WIPE
 
 logger = logging.getLogger(__name__)
 
@@ -105,148 +119,285 @@ class PoolKey:
     cpus: float
     pids: int
     disk_mb: int
+    server: bool = True
+    """PID 1 is the resident run server (else runs go through ``docker exec``)."""
 
     @classmethod
-    def of(cls, client: Any, image: str, limits: SandboxLimits) -> PoolKey:
+    def of(cls, client: Any, image: str, limits: SandboxLimits, server: bool = True) -> PoolKey:
         """The key for running ``limits`` on ``image`` through ``client``."""
         url = str(client.api.base_url)
-        return cls(url, image, limits.memory_mb, limits.cpus, limits.pids, limits.disk_mb)
+        return cls(url, image, limits.memory_mb, limits.cpus, limits.pids, limits.disk_mb, server)
 
 
-def create_container(client: Any, key: PoolKey) -> str:
-    """Create and start one locked-down sandbox container; return its id."""
+def local_engine(client: Any) -> bool:
+    """Whether the engine listens on a unix socket of this host (so bind mounts reach us)."""
+    return str(client.api.base_url).startswith(("http+unix://", "unix://", "http+docker://"))
+
+
+@dataclass
+class Container:
+    """One pooled container: its id and, in server mode, the host side of its socket."""
+
+    id: str
+    socket_path: str | None = None
+    """The run server's socket; ``None`` when runs go through ``docker exec``."""
+    host_dir: str | None = None
+    """The host directory bind-mounted at :data:`MOUNT` (removed with the container)."""
+    idle_since: float = 0.0
+
+
+def create_container(client: Any, key: PoolKey) -> Container:
+    """Create and start one locked-down sandbox container.
+
+    With ``key.server`` the container's PID 1 is the run server; if its socket does not show up
+    (an engine that cannot bind-mount this host's directories) the container falls back to
+    ``docker exec`` runs.
+    """
     api = client.api
     tmpfs_opts = f"size={key.disk_mb}m,mode=1777,nosuid,nodev"
     memory = f"{key.memory_mb + INFRA_MEMORY_MB}m"
+    host_dir = tempfile.mkdtemp(prefix="agentgym-sbx-") if key.server else None
+    extra: dict[str, Any] = {}
+    if host_dir is not None:
+        os.chmod(host_dir, 0o700)  # root only: uid 65534 in the container cannot enter it
+        command = ["python3", "-c", SERVER, MOUNT, WIPE]
+        user = "0:0"  # without DAC_OVERRIDE: only SETUID/SETGID (to drop to 65534) and KILL
+        extra = {"binds": {host_dir: {"bind": MOUNT, "mode": "rw"}},
+                 "cap_add": ["SETUID", "SETGID", "KILL"]}  # fmt: skip
+    else:
+        command, user = ["python3", "-c", REAPER], UID
     host_config = api.create_host_config(
         network_mode="none", read_only=True, cap_drop=["ALL"],
         security_opt=["no-new-privileges"], mem_limit=memory, memswap_limit=memory,
         nano_cpus=int(key.cpus * 1e9), pids_limit=key.pids + INFRA_PIDS,
         tmpfs={"/work": f"{tmpfs_opts},exec", "/tmp": f"{tmpfs_opts},noexec"},
-        ulimits=[{"Name": "core", "Soft": 0, "Hard": 0}],
-    )  # fmt: skip
-    container = api.create_container(
-        key.image, ["python3", "-c", REAPER], user=UID, hostname="sandbox",
-        working_dir="/work", environment=ENV, labels=owner_labels(),
-        network_disabled=True, host_config=host_config,
+        ulimits=[{"Name": "core", "Soft": 0, "Hard": 0}], auto_remove=True, **extra,
     )  # fmt: skip
     try:
-        api.start(container["Id"])
+        created = api.create_container(
+            key.image, command, user=user, hostname="sandbox",
+            working_dir="/work", environment=ENV, labels=owner_labels(),
+            network_disabled=True, host_config=host_config,
+        )  # fmt: skip
     except Exception:
-        with contextlib.suppress(Exception):
-            api.remove_container(container["Id"], force=True)
+        if host_dir is not None:
+            shutil.rmtree(host_dir, ignore_errors=True)
         raise
-    return str(container["Id"])
+    cid = str(created["Id"])
+    try:
+        api.start(cid)
+    except Exception:
+        remove_container(client, Container(cid, host_dir=host_dir))
+        raise
+    container = Container(cid, host_dir=host_dir)
+    if host_dir is not None:
+        path = os.path.join(host_dir, SOCKET_NAME)
+        if wait_for_socket(path, 10.0):
+            container.socket_path = path
+        else:
+            logger.warning("sandbox run server did not start in %s; using docker exec", cid[:12])
+    return container
+
+
+def remove_container(client: Any, container: Container, *, wait: bool = True) -> None:
+    """Stop and delete ``container``; with ``wait=False`` only stop it (auto-remove deletes it)."""
+    with contextlib.suppress(Exception):
+        if wait:
+            client.api.remove_container(container.id, force=True)
+        else:
+            client.api.kill(container.id)
+    if container.host_dir is not None:
+        shutil.rmtree(container.host_dir, ignore_errors=True)
 
 
 class ContainerPool:
-    """Idle containers for one :class:`PoolKey`; hand one out per run, refill in the background.
+    """Idle containers for one :class:`PoolKey`; hand one out per run, start more on demand.
 
-    ``size`` containers are kept ready; under more concurrency the pool grows up to
-    ``max_size`` and waits beyond that.
+    ``size`` containers are kept warm; capacity is the concurrency the attached sandboxes asked
+    for, at most ``max_size``. Idle containers beyond ``size`` are stopped after ``idle_s``.
     """
 
-    def __init__(self, client: Any, key: PoolKey, *, size: int = 2, max_size: int = 16) -> None:
+    def __init__(
+        self, client: Any, key: PoolKey, *, size: int = 2, max_size: int = 16,
+        idle_s: float = 60.0,
+    ) -> None:  # fmt: skip
         self.client = client
         self.key = key
         self.size = size
-        self.max_size = max(size, max_size)
-        self._idle: list[str] = []
-        self._live: set[str] = set()
+        self.max_size = max(1, max_size)
+        self.idle_s = idle_s
+        self._demand = 0
+        self._idle: list[Container] = []
+        self._busy: dict[str, Container] = {}
         self._creating = 0
+        self._waiting = 0
         self._cond = threading.Condition()
         self._closed = False
         self._error = ""
-        self._bg = ThreadPoolExecutor(max_workers=2, thread_name_prefix="agentgym-pool")
+        self._bg = ThreadPoolExecutor(max_workers=4, thread_name_prefix="agentgym-pool")
         reap_leaked(client)
-        for _ in range(size):
+        for _ in range(min(size, self.max_size)):
             self._spawn_async()
+        self._trimmer = threading.Thread(target=self._trim_loop, daemon=True,
+                                         name="agentgym-pool-trim")  # fmt: skip
+        self._trimmer.start()
+
+    # -- capacity ---------------------------------------------------------------------------
+
+    @property
+    def capacity(self) -> int:
+        """Most containers alive at once: the attached concurrency, within [1, max_size]."""
+        return max(1, min(self.max_size, max(self._demand, 1)))
+
+    @property
+    def live(self) -> int:
+        """Containers alive or being started."""
+        return len(self._idle) + len(self._busy) + self._creating
+
+    def attach(self, concurrency: int) -> None:
+        """A sandbox starts using the pool with up to ``concurrency`` runs at once."""
+        with self._cond:
+            self._demand += max(1, concurrency)
+
+    def detach(self, concurrency: int) -> None:
+        """A sandbox stops using the pool; idle containers over the new capacity are stopped."""
+        with self._cond:
+            self._demand = max(0, self._demand - max(1, concurrency))
+            excess = self._take_excess(keep=max(self.size, self.capacity))
+        self._stop(excess)
+
+    def _take_excess(self, keep: int) -> list[Container]:
+        """Pop idle containers beyond ``keep`` live ones (caller holds the lock)."""
+        excess = []
+        while self._idle and len(self._idle) + len(self._busy) > keep:
+            excess.append(self._idle.pop(0))
+        return excess
+
+    def _stop(self, containers: list[Container]) -> None:
+        for container in containers:
+            remove_container(self.client, container, wait=False)  # a kill: quick
+
+    def _trim_loop(self) -> None:
+        """Stop idle containers beyond ``size`` that have been idle for ``idle_s``."""
+        while True:
+            with self._cond:
+                self._cond.wait(timeout=max(1.0, self.idle_s / 4))
+                if self._closed:
+                    return
+                now = time.monotonic()
+                stale = [c for c in self._idle if now - c.idle_since > self.idle_s]
+                doomed = stale[: max(0, len(self._idle) + len(self._busy) - self.size)]
+                for container in doomed:
+                    self._idle.remove(container)
+            self._stop(doomed)
+
+    # -- containers -------------------------------------------------------------------------
 
     def _spawn_async(self) -> None:
         with self._cond:
-            if self._closed or len(self._live) + self._creating >= self.max_size:
+            if self._closed or self.live >= self.capacity:
                 return
             self._creating += 1
         self._bg.submit(self._spawn)
 
     def _spawn(self) -> None:
+        container: Container | None = None
         try:
-            cid = create_container(self.client, self.key)
+            container = create_container(self.client, self.key)
         except Exception as e:
             logger.warning("could not start a sandbox container: %s", e)
-            cid, error = "", f"{type(e).__name__}: {e}"
+            error = f"{type(e).__name__}: {e}"
         else:
             error = ""
         with self._cond:
             self._creating -= 1
             self._error = error
-            if cid and self._closed:
-                self._bg.submit(self._remove, cid)
-            elif cid:
-                self._live.add(cid)
-                self._idle.append(cid)
+            closed = self._closed
+            if container is not None and not closed:
+                container.idle_since = time.monotonic()
+                self._idle.append(container)
             self._cond.notify_all()
+        if container is not None and closed:
+            remove_container(self.client, container, wait=False)
 
-    def acquire(self, timeout: float = 300.0) -> str:
-        """Take an idle container, starting one if none is ready; raise SandboxError on timeout."""
-        with self._cond:
-            if not self._idle and len(self._live) + self._creating < self.max_size:
-                self._creating += 1
-                self._bg.submit(self._spawn)
-            failed = lambda: bool(self._error) and not self._creating  # noqa: E731
-            if not self._cond.wait_for(
-                lambda: self._idle or self._closed or failed(), timeout=timeout
-            ):
-                raise SandboxError(f"no sandbox container became ready within {timeout:.0f} s")
-            if self._closed:
-                raise SandboxError("the container pool is closed")
-            if not self._idle:
-                raise SandboxError(f"cannot start a sandbox container: {self._error}")
-            return self._idle.pop()
+    def acquire(self, timeout: float = 300.0) -> Container:
+        """Take an idle container, starting one if this caller would otherwise wait for none.
 
-    def release(self, cid: str, *, healthy: bool) -> None:
-        """Return a container after a run; an unhealthy one is replaced by a fresh one."""
+        Raises :class:`SandboxError` on timeout, when closed, or when containers cannot start.
+        """
         with self._cond:
-            if healthy and not self._closed:
-                self._idle.append(cid)
+            self._waiting += 1
+            try:
+                if not self._idle and self._waiting > self._creating and self.live < self.capacity:
+                    self._creating += 1
+                    self._bg.submit(self._spawn)
+                failed = lambda: bool(self._error) and not self._creating  # noqa: E731
+                if not self._cond.wait_for(
+                    lambda: self._idle or self._closed or failed(), timeout=timeout
+                ):
+                    raise SandboxError(f"no sandbox container became ready within {timeout:.0f} s")
+                if self._closed:
+                    raise SandboxError("the container pool is closed")
+                if not self._idle:
+                    raise SandboxError(f"cannot start a sandbox container: {self._error}")
+                container = self._idle.pop()
+                self._busy[container.id] = container
+                return container
+            finally:
+                self._waiting -= 1
+
+    def release(self, container: Container, *, healthy: bool) -> None:
+        """Return a container after a run; an unhealthy one is stopped and replaced on demand."""
+        with self._cond:
+            self._busy.pop(container.id, None)
+            if healthy and not self._closed and self.live < self.capacity:
+                container.idle_since = time.monotonic()
+                self._idle.append(container)
                 self._cond.notify_all()
                 return
-            self._live.discard(cid)
-        self._bg.submit(self._remove, cid)
-        self._spawn_async()
-
-    def _remove(self, cid: str) -> None:
-        with contextlib.suppress(Exception):
-            self.client.api.remove_container(cid, force=True)
+            self._cond.notify_all()
+            closed = self._closed
+        if closed:
+            remove_container(self.client, container, wait=False)
+            return
+        self._bg.submit(remove_container, self.client, container, wait=False)
+        if self._waiting or self.live < self.size:
+            self._spawn_async()
 
     def close(self) -> None:
-        """Remove every container of the pool and stop refilling."""
+        """Stop every container of the pool in parallel (the engine deletes them)."""
         with self._cond:
             self._closed = True
-            doomed = list(self._live)
-            self._live.clear()
-            self._idle.clear()
+            doomed = self._idle + list(self._busy.values())
+            self._idle, self._busy = [], {}
             self._cond.notify_all()
-        for cid in doomed:
-            self._remove(cid)
+        if doomed:
+            with ThreadPoolExecutor(max_workers=min(16, len(doomed))) as stopper:
+                list(stopper.map(lambda c: remove_container(self.client, c, wait=False), doomed))
         self._bg.shutdown(wait=True)
+        with contextlib.suppress(Exception):
+            self.client.close()
 
 
 _POOLS: dict[PoolKey, ContainerPool] = {}
 _POOLS_LOCK = threading.Lock()
 
 
-def get_pool(client: Any, key: PoolKey, size: int, max_size: int) -> ContainerPool:
-    """The process-wide pool for ``key``, created on first use."""
+def get_pool(client_factory: Any, key: PoolKey, size: int, max_size: int) -> ContainerPool:
+    """The process-wide pool for ``key``, created on first use with its own client.
+
+    ``client_factory`` makes the pool's Docker client (sandboxes close their own clients).
+    """
     with _POOLS_LOCK:
         pool = _POOLS.get(key)
         if pool is None:
-            pool = _POOLS[key] = ContainerPool(client, key, size=size, max_size=max_size)
+            pool = _POOLS[key] = ContainerPool(client_factory(), key, size=size,
+                                               max_size=max_size)  # fmt: skip
         return pool
 
 
 def shutdown_pools() -> None:
-    """Remove every pooled container of this process (also runs at interpreter exit)."""
+    """Stop every pooled container of this process (also runs at interpreter exit)."""
     with _POOLS_LOCK:
         pools = list(_POOLS.values())
         _POOLS.clear()

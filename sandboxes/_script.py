@@ -38,19 +38,34 @@ KILL_LEFTOVERS = "n=0; while kill -9 -1 2>/dev/null && [ $n -lt 2000 ]; do n=$((
 WIPE = "rm -rf /work/* /work/.[!.]* /work/..?* /tmp/* /tmp/.[!.]* /tmp/..?* 2>/dev/null"
 
 
-def prlimit_args(limits: SandboxLimits, *, nproc: bool) -> list[str]:
-    """The ``prlimit`` options enforcing ``limits`` on the program."""
-    cpu_s = math.ceil(limits.timeout_s * max(1.0, limits.cpus)) + 1
-    args = [
-        f"--as={limits.memory_mb * 1024 * 1024}",
-        f"--fsize={limits.file_size_mb * 1024 * 1024}",
-        f"--cpu={cpu_s}",
-        "--nofile=256",
-        "--core=0",
-    ]
+def rlimits(limits: SandboxLimits, *, nproc: bool, address_space: bool) -> dict[str, int]:
+    """The per-process limits enforcing ``limits``, by ``prlimit`` option name.
+
+    ``address_space`` adds ``RLIMIT_AS`` at ``memory_mb``: only where no cgroup caps memory,
+    because an address-space limit also counts the untouched stacks and arenas that threads
+    reserve (512 MB allows about 14 Python threads), while a cgroup counts memory really used.
+    """
+    out = {
+        "fsize": limits.file_size_mb * 1024 * 1024,
+        "cpu": math.ceil(limits.timeout_s * max(1.0, limits.cpus)) + 1,
+        "nofile": 256,
+        "core": 0,
+    }
+    if address_space:
+        out["as"] = limits.memory_mb * 1024 * 1024
     if nproc:
-        args.append(f"--nproc={limits.pids}")
-    return args
+        out["nproc"] = limits.pids
+    return out
+
+
+def prlimit_args(
+    limits: SandboxLimits, *, nproc: bool, address_space: bool = True
+) -> list[str]:
+    """The ``prlimit`` options enforcing ``limits`` on the program (see :func:`rlimits`)."""
+    return [
+        f"--{name}={value}"
+        for name, value in rlimits(limits, nproc=nproc, address_space=address_space).items()
+    ]
 
 
 def build_script(
@@ -63,6 +78,7 @@ def build_script(
     nproc: bool,
     cleanup_before: bool,
     cleanup_after: bool,
+    address_space: bool = True,
 ) -> str:
     """Return the wrapper script; the program's argv follows it as ``"$@"``.
 
@@ -79,7 +95,7 @@ def build_script(
         lines.append(f"head -c {tar_bytes} | tar -x -o -f - || {fail}")
     if fetch_fd is not None:
         lines.append(f"printf {READY} >&{fetch_fd}")
-    limit = " ".join(q(a) for a in prlimit_args(limits, nproc=nproc))
+    limit = " ".join(q(a) for a in prlimit_args(limits, nproc=nproc, address_space=address_space))
     close_fd = f" {fetch_fd}>&-" if fetch_fd is not None else ""
     # The shell's own stderr goes to /dev/null while the program runs (dash reports "Killed"
     # there for a signalled child); the program gets the real stderr through fd 9, and a raised

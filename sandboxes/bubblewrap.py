@@ -174,6 +174,7 @@ class BubblewrapSandbox(Sandbox):
         script = build_script(
             limits, workdir="/work", tar_bytes=tar_bytes, fetch=fetch, fetch_fd=side,
             nproc=True, cleanup_before=False, cleanup_after=False,
+            address_space=cgroup is None,  # a run cgroup caps memory itself (threads work)
         )  # fmt: skip
         args = self._args(limits)
         keep = [side]

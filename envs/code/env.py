@@ -14,6 +14,7 @@ is never scored as the model's failure.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -110,11 +111,12 @@ class CodeEnv(TaskToolEnv):
                 raise InfrastructureError(f"cannot open a sandbox: {e}") from e
         return self._sandbox
 
-    def _run(self, command: list[str], files: dict[str, bytes | str],
-             limits: SandboxLimits) -> RunResult:
+    def _sandbox_run(
+        self, command: list[str], files: Mapping[str, bytes | str], limits: SandboxLimits
+    ) -> RunResult:
         """Run in the sandbox; a failure of the sandbox itself raises InfrastructureError."""
         try:
-            result = self.sandbox.run(command, files=files, limits=limits)
+            result = self.sandbox.run(command, files=dict(files), limits=limits)
         except SandboxError as e:
             raise InfrastructureError(f"sandbox failed: {e}", retryable=True) from e
         if result.status is RunStatus.SANDBOX_ERROR:
@@ -129,7 +131,7 @@ class CodeEnv(TaskToolEnv):
     def evaluate(self, code: str, tests: list[str]) -> TestReport:
         """Run ``code`` against ``tests`` in the sandbox."""
         files, marker = harness_files(code, tests)
-        result = self._run(
+        result = self._sandbox_run(
             ["python3", "harness.py", marker, str(PER_TEST_S)], files, TEST_LIMITS
         )
         return parse_report(result.stdout, marker, tests, result.summary())
@@ -142,7 +144,7 @@ class CodeEnv(TaskToolEnv):
         Args:
             code: The full script to run.
         """
-        result = self._run(["python3", "main.py"], {"main.py": code}, RUN_LIMITS)
+        result = self._sandbox_run(["python3", "main.py"], {"main.py": code}, RUN_LIMITS)
         parts = [f"[{result.summary()}]"]
         if result.stdout:
             parts.append(f"stdout:\n{result.stdout.rstrip()}")

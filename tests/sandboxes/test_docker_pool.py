@@ -32,7 +32,12 @@ def test_pooled_container_is_locked_down(docker_sandbox) -> None:  # type: ignor
     assert host["CapDrop"] == ["ALL"] and "no-new-privileges" in host["SecurityOpt"]
     assert host["PidsLimit"] > 0 and host["Memory"] > 0 and host["NanoCpus"] == 10**9
     assert set(host["Tmpfs"]) == {"/work", "/tmp"}
-    assert info["Config"]["User"] == "65534:65534"
+    # PID 1 is the run server: root in the container with only what it needs to start runs as
+    # 65534 and kill their leftovers; the runs themselves have no capability at all
+    assert info["Config"]["User"] == "0:0"
+    assert sorted(host["CapAdd"]) == ["CAP_KILL", "CAP_SETGID", "CAP_SETUID"] or sorted(
+        host["CapAdd"]) == ["KILL", "SETGID", "SETUID"]
+    assert docker_sandbox.run(["id", "-u"]).stdout == "65534\n"
     labels = info["Config"]["Labels"]
     assert labels[LABEL] == "1" and labels[f"{LABEL}.owner_pid"] == str(os.getpid())
 
@@ -93,6 +98,9 @@ def test_no_leak_after_kill_9(docker_sandbox) -> None:  # type: ignore[no-untype
 def test_containers_removed_at_exit(docker_sandbox) -> None:  # type: ignore[no-untyped-def]
     proc, cid = _child("exit")
     assert proc.wait(timeout=120) == 0 and cid
+    deadline = time.monotonic() + 90  # stopped at exit; the engine deletes it (auto-remove)
+    while _labelled(docker_sandbox.client, owner_pid=str(proc.pid)) and time.monotonic() < deadline:
+        time.sleep(1)
     assert _labelled(docker_sandbox.client, owner_pid=str(proc.pid)) == []
 
 
