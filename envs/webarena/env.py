@@ -27,7 +27,7 @@ import httpx
 from agentgym.envs.web import INSTRUCTIONS as WEB_INSTRUCTIONS
 from agentgym.envs.web import WebAction, WebEnv
 from agentgym.errors import EnvError
-from agentgym.sandboxes.browser import BrowserSession, NetworkPolicy, shared_pool
+from agentgym.sandboxes.browser import BrowserPool, BrowserSession, NetworkPolicy, shared_pool
 from agentgym.tasks import Task, TaskSet
 
 from .evaluators import evaluate
@@ -138,18 +138,19 @@ class WebArenaEnv(WebEnv):
         await asyncio.to_thread(self._ensure_sites)
         previous = self.session_id
         await self._close_session()
-        if self.pool is None or self.pool.closed:
-            self.pool = await shared_pool(self.browser_config)
+        pool: BrowserPool | None = getattr(self, "pool", None)
+        if pool is None or pool.closed:
+            pool = self.pool = await shared_pool(self.browser_config)
         self.session = await self._take_spare()
         if self.session is None:
-            self.session = await self.pool.new_session(NetworkPolicy(self.allowed_origins()))
+            self.session = await pool.new_session(NetworkPolicy(self.allowed_origins()))
         self.done, self.steps, self.answer, self.last_error = False, 0, None, ""
         self.goal, info = await self.setup_episode(options)
         obs = await self.observe()
         info.setdefault("goal", self.goal)
         if self.prefetch:
             self._spare = asyncio.create_task(
-                self.pool.new_session(NetworkPolicy(self.allowed_origins())))
+                pool.new_session(NetworkPolicy(self.allowed_origins())))
         if previous:
             self._background(self._drop_session(previous))
         return obs, info

@@ -20,7 +20,8 @@ ROWS = ("[...document.querySelectorAll('main table tbody tr')].map(r => [...r.ce
 """Locator: every table row of the page as ``cell | cell | cell`` lines."""
 
 Candidate = dict[str, Any]
-Generator = Callable[[dict[str, sqlite3.Connection]], Iterator[Candidate]]
+Generator = Callable[["Template", dict[str, sqlite3.Connection]], Iterator[Candidate]]
+"""A template's candidate generator: ``(template, template databases) -> candidates``."""
 
 
 def fact(label: str) -> str:

@@ -39,7 +39,7 @@ def generate() -> dict[str, list[dict[str, Any]]]:
         for t in TEMPLATES:
             seen: set[str] = set()
             pool = []
-            for cand in t.generate(t, dbs):  # type: ignore[call-arg]
+            for cand in t.generate(t, dbs):
                 key = cand["intent"].lower()
                 if key not in seen:
                     seen.add(key)

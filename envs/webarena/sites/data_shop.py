@@ -138,7 +138,7 @@ def build_shop(conn: sqlite3.Connection, seed: int = 7) -> None:
                           REVIEW_BODIES[rating], created))
     for oid in range(1, 301):
         cust = 1 if oid % 10 == 0 else rng.randint(2, 80)
-        created = start + timedelta(days=rng.randint(0, 729))
+        placed = start + timedelta(days=rng.randint(0, 729))
         total = 0.0
         items = rng.sample(range(1, n_products + 1), rng.randint(1, 4))
         for prod in items:
@@ -149,4 +149,4 @@ def build_shop(conn: sqlite3.Connection, seed: int = 7) -> None:
                          "VALUES (?,?,?,?)", (oid, prod, qty, price))
         conn.execute("INSERT INTO orders VALUES (?,?,?,?,?,?)",
                      (oid, f"{100000000 + oid}", cust, rng.choice(ORDER_STATUSES),
-                      created.isoformat(), round(total, 2)))
+                      placed.isoformat(), round(total, 2)))

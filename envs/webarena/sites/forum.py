@@ -27,7 +27,8 @@ from .state import SessionStore
 from .views import field, form, link, pager, pager_view, sort_links, table
 
 SORTS = {"hot": "Hot", "new": "New", "top": "Top"}
-_ORDER = {"hot": "p.score DESC, p.id", "new": "p.created DESC, p.id DESC", "top": "p.score DESC, p.id"}
+_ORDER = {"hot": "p.score DESC, p.id", "new": "p.created DESC, p.id DESC",
+          "top": "p.score DESC, p.id"}
 _POSTS = ("SELECT p.*, u.username, f.name AS forum, (SELECT COUNT(*) FROM comments c WHERE "
           "c.post_id = p.id) AS n FROM posts p JOIN users u ON u.id = p.user_id JOIN forums f ON "
           "f.id = p.forum_id ")

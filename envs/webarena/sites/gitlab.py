@@ -28,7 +28,8 @@ from .state import SessionStore
 from .views import field, filter_links, form, link, pager, pager_view, sort_links, table
 
 PROJECT_SORTS = {"name": "Name", "stars": "Most stars", "created": "Last created"}
-_PROJECT_ORDER = {"name": "namespace, name", "stars": "stars DESC, id", "created": "created DESC, id"}
+_PROJECT_ORDER = {"name": "namespace, name", "stars": "stars DESC, id",
+                  "created": "created DESC, id"}
 ISSUE_SORTS = {"created_desc": "Created date (newest)", "created_asc": "Created date (oldest)"}
 _ISSUE_ORDER = {"created_desc": "i.created DESC, i.iid DESC", "created_asc": "i.created, i.iid"}
 TODAY = "2024-01-01"
@@ -146,7 +147,8 @@ def make_app(store: SessionStore) -> Starlette:
             if i is None:
                 raise HTTPException(404, "issue not found")
             notes = conn.execute("SELECT n.*, u.username FROM notes n JOIN users u ON u.id = "
-                                 "n.author_id WHERE issue_id = ? ORDER BY n.id", (i["id"],)).fetchall()
+                                 "n.author_id WHERE issue_id = ? ORDER BY n.id",
+                                 (i["id"],)).fetchall()
             labels = [r[0] for r in conn.execute(
                 "SELECT l.name FROM issue_labels il JOIN labels l ON l.id = il.label_id WHERE "
                 "il.issue_id = ? ORDER BY l.name", (i["id"],))]
@@ -263,7 +265,7 @@ def make_app(store: SessionStore) -> Starlette:
                 me(conn, request)
                 f = await read_form(request)
                 users = tuple(r[0] for r in conn.execute("SELECT username FROM users"))
-                name, role = form_choice(f, "username", users), form_choice(f, "role", ROLES)
+                name, role = form_choice(f, "username", users), form_choice(f, "role", tuple(ROLES))
                 conn.execute("INSERT OR REPLACE INTO members SELECT ?, id, ? FROM users WHERE "
                              "username = ?", (p["id"], role, name))
                 return redirect(f"{base(p)}/-/project_members")

@@ -50,7 +50,8 @@ def make_app(store: SessionStore) -> Starlette:
     def listing(request: Request, title: str, where: str, args: tuple) -> Response:  # type: ignore[type-arg]
         sort = query_choice(request, "sort", tuple(SORTS))
         with site.db(request) as conn:
-            total = conn.execute(f"SELECT COUNT(*) FROM products p WHERE {where}", args).fetchone()[0]
+            total = conn.execute(f"SELECT COUNT(*) FROM products p WHERE {where}",
+                                 args).fetchone()[0]
             p = pager(request, total)
             rows = conn.execute(
                 f"{_PRODUCT_COLS} WHERE {where} GROUP BY p.id ORDER BY {_ORDER_SQL[sort]} "
@@ -59,7 +60,8 @@ def make_app(store: SessionStore) -> Starlette:
                   f"{r['rating']} out of 5", r["n"]] for r in rows]
         return site.render(request, "page.html", title=title,
                            intro=f"{total} items", sections=[
-                               {"heading": "Sort", "links": sort_links(request, "sort", SORTS, sort)},
+                               {"heading": "Sort",
+                                "links": sort_links(request, "sort", SORTS, sort)},
                                {"heading": "Products", "table": table(
                                    ["Product", "Price", "Rating", "Reviews"], items)}],
                            pager=pager_view(request, p))
@@ -117,8 +119,9 @@ def make_app(store: SessionStore) -> Starlette:
                      for v in reviews])},
                 {"heading": "Write Your Own Review", "forms": [form(
                     f"/product/{pid}/review", "Submit Review",
-                    [field("nickname", "Nickname"), field("rating", "Rating", "select", "5", stars),
-                     field("title", "Summary"), field("body", "Review", "textarea")], id="review")]},
+                    [field("nickname", "Nickname"),
+                     field("rating", "Rating", "select", "5", stars), field("title", "Summary"),
+                     field("body", "Review", "textarea")], id="review")]},
             ])
 
     async def review(request: Request) -> Response:
@@ -245,7 +248,8 @@ def make_app(store: SessionStore) -> Starlette:
                                  (cid,)).fetchone()[0]
             p = pager(request, total, 10)
             rows = conn.execute("SELECT * FROM orders WHERE customer_id = ? ORDER BY created DESC"
-                                ", id DESC LIMIT ? OFFSET ?", (cid, p.per_page, p.offset)).fetchall()
+                                ", id DESC LIMIT ? OFFSET ?",
+                                (cid, p.per_page, p.offset)).fetchall()
         return site.render(request, "page.html", title="My Orders", sections=[
             {"heading": "Orders", "table": table(["Order #", "Date", "Order Total", "Status"], [
                 [link(r["number"], f"/account/orders/{r['number']}"), r["created"],
