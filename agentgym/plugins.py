@@ -28,6 +28,7 @@ import pluggy
 
 from . import hookspecs
 from .registrars import EnvRegistrar, NamedRegistrar, NamedRegistry
+from .specs import SPECS
 
 logger = logging.getLogger("agentgym.plugins")
 
@@ -81,12 +82,19 @@ def _load_entry_point_plugins(state: PluginState) -> None:
             _warn(ep.name, f"{type(e).__name__}: {e}", state)
 
 
-def call_each(state: PluginState, hook_name: str, **kwargs: Any) -> list[Any]:
+def call_each(
+    state: PluginState, hook_name: str, *, only: object | None = None, **kwargs: Any
+) -> list[Any]:
     """Call every implementation of ``hook_name`` separately, skipping (and warning on) failures.
 
     Registration hooks receive a registrar that records which plugin registered each object.
+    ``only`` restricts the call to one plugin object (used by :func:`register_plugin`).
     """
-    caller = getattr(state.manager.hook, hook_name)
+    if only is None:
+        caller = getattr(state.manager.hook, hook_name)
+    else:
+        others = [p for p in state.manager.get_plugins() if p is not only]
+        caller = state.manager.subset_hook_caller(hook_name, others)
     results = []
     for impl in caller.get_hookimpls():
         name = state.manager.get_name(impl.plugin) or repr(impl.plugin)
@@ -122,15 +130,21 @@ def _build() -> PluginState:
         manager.enable_tracing()
     _load_entry_point_plugins(state)
     manager.check_pending()
-    call_each(state, "agentgym_register_envs", register=lambda name: EnvRegistrar(name))
+    _register_all(state)
+    return state
+
+
+def _register_all(state: PluginState, only: object | None = None) -> None:
+    """Run the registration hooks (of every plugin, or of ``only``) into ``state``."""
+    call_each(state, "agentgym_register_envs", only=only, register=EnvRegistrar)
     for kind in REGISTRY_KINDS:
         registry = state.registries[kind]
         call_each(
             state,
             f"agentgym_register_{kind}",
+            only=only,
             register=lambda name, r=registry: NamedRegistrar(r, name),
         )
-    return state
 
 
 def plugin_state() -> PluginState:
@@ -155,24 +169,8 @@ def get_registry(kind: str) -> NamedRegistry:
 def register_plugin(plugin: object, name: str | None = None) -> None:
     """Register a plugin object at run time (tests, notebooks) and run its registration hooks."""
     state = plugin_state()
-    plugin_name = state.manager.register(plugin, name=name)
-    single = PluginState(state.manager, state.registries, state.failures)
-    hook_names = ["agentgym_register_envs", *(f"agentgym_register_{k}" for k in REGISTRY_KINDS)]
-    for hook_name in hook_names:
-        caller = state.manager.subset_hook_caller(
-            hook_name, [p for p in state.manager.get_plugins() if p is not plugin]
-        )
-        for impl in caller.get_hookimpls():
-            kind = hook_name.removeprefix("agentgym_register_")
-            reg: Any = (
-                EnvRegistrar(plugin_name or "")
-                if kind == "envs"
-                else NamedRegistrar(single.registries[kind], plugin_name or "")
-            )
-            try:
-                impl.function(*(reg if a == "register" else None for a in impl.argnames))
-            except Exception as e:
-                _warn(plugin_name or repr(plugin), f"hook {hook_name} raised {e}", single)
+    state.manager.register(plugin, name=name)
+    _register_all(state, only=plugin)
 
 
 def reset_plugins() -> None:
@@ -180,6 +178,4 @@ def reset_plugins() -> None:
     global _state
     with _lock:
         _state = None
-    from .registry import _clear_plugin_specs
-
-    _clear_plugin_specs()
+    SPECS.clear_plugins()

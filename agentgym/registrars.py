@@ -7,29 +7,12 @@ is imported only when the entry is loaded, so registering is free.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import DuplicateRegistration, NameNotFound, RegistryError
-
-
-def load_entry_point(entry_point: str) -> Any:
-    """Import ``"pkg.mod:attr.sub"`` and return the attribute."""
-    module_name, sep, attr = entry_point.partition(":")
-    if not sep or not module_name or not attr:
-        raise RegistryError(f"entry point {entry_point!r} is not of the form 'pkg.mod:attr'")
-    try:
-        obj: Any = importlib.import_module(module_name)
-    except ImportError as e:
-        raise RegistryError(f"cannot import {module_name!r} for {entry_point!r}: {e}") from e
-    for part in attr.split("."):
-        try:
-            obj = getattr(obj, part)
-        except AttributeError as e:
-            raise RegistryError(f"{module_name!r} has no attribute {attr!r}") from e
-    return obj
+from .errors import DuplicateRegistration, NameNotFound
+from .specs import SPECS, load_entry_point
 
 
 @dataclass(frozen=True)
@@ -130,7 +113,8 @@ class EnvRegistrar:
 
     def __call__(self, id: str, entry_point: str | Callable[..., Any], **spec_fields: Any) -> None:
         """Register an env spec; see :func:`agentgym.register` for the fields."""
-        from .registry import register
-
         spec_fields.setdefault("plugin", self._plugin)
-        register(id, entry_point, **spec_fields)
+        SPECS.register(id, entry_point, **spec_fields)
+
+
+__all__ = ["EnvRegistrar", "Entry", "NamedRegistrar", "NamedRegistry", "load_entry_point"]
