@@ -12,6 +12,7 @@ from . import (  # noqa: F401  (importing registers the commands)
     evaluate,
     play,
     record,
+    retriever,
     serve,
     train,
 )

@@ -10,6 +10,8 @@ over a user's corpus and QA file. Three action protocols share one env:
   ``<tool_call>{"name": "search", "arguments": {"query", "top_n"}}</tool_call>`` or a final
   ``\\boxed{answer}``; every observation holds only the question, the model's newest memory and
   the newest results (``info["context"] == "replace"`` tells a runner it may drop the history).
+- ``direct``: for small models: the first observation shows the top results for the question
+  (``prefetch``) and the reply is the answer (tags and tool calls also work).
 
 Reward: exact match (``reward="em"``) or word F1 (``"f1"``) after SQuAD normalisation against
 the gold answer and its aliases, minus ``format_penalty`` when any turn broke the protocol.
@@ -37,7 +39,7 @@ from .scoring import exact_match, score_answer
 
 ENV_URL = "AGENTGYM_SEARCH_URL"
 """Environment variable read for the retrieval service URL when none is given."""
-PROTOCOLS = ("tools", "search-r1", "memsearcher")
+PROTOCOLS = ("tools", "search-r1", "memsearcher", "direct")
 _TAG = re.compile(r"<(search|answer)>(.*?)</\1>", re.DOTALL | re.IGNORECASE)
 _MEMORY = re.compile(r"<memory>(.*?)</memory>", re.DOTALL | re.IGNORECASE)
 _BOXED = re.compile(r"\\boxed\{([^{}]*)\}")
@@ -60,12 +62,14 @@ def render_results(hits: list[Hit], protocol: str, max_chars: int) -> str:
     """Search results as the model sees them (Search-R1's ``Doc i(Title: t) text`` or ids)."""
     if not hits:
         body = "No results."
-    elif protocol == "tools":
+    elif protocol in ("tools", "direct"):
         body = "\n".join(f"[{h.doc_id}] {h.passage.title}: {h.passage.text[:max_chars]}"
                          for h in hits)
     else:
         body = "\n".join(f"Doc {i}(Title: {h.passage.title}) {h.passage.text[:max_chars]}"
                          for i, h in enumerate(hits, 1))
+    if protocol == "direct":
+        return "\n".join(f"Passage: {h.passage.text[:max_chars]}" for h in hits) or body
     return body if protocol == "tools" else f"<information>{body}</information>"
 
 
@@ -94,7 +98,7 @@ class SearchEnv(TaskToolEnv):
 
         Args:
             split: ``train`` or ``test`` (disjoint entity clusters).
-            protocol: ``tools``, ``search-r1`` or ``memsearcher``.
+            protocol: ``tools``, ``search-r1``, ``memsearcher`` or ``direct``.
             retriever: ``bm25``, ``dense`` or ``hybrid`` (in-process; ignored with a service).
             service_url: a Search-R1-compatible ``/retrieve`` service; default
                 ``$AGENTGYM_SEARCH_URL``, else in-process retrieval.
@@ -140,6 +144,7 @@ class SearchEnv(TaskToolEnv):
         super().__init__(TaskSet(kept, name="search"), split)
         self.memory = ""
         self.format_errors = 0
+        self._untagged = False
 
     # -- plumbing ----------------------------------------------------------------------------
 
@@ -159,11 +164,14 @@ class SearchEnv(TaskToolEnv):
 
     def start(self, task: Task) -> str:
         """Show the question (and, with ``prefetch``, the top results for it)."""
-        self.memory, self.format_errors = "", 0
+        self.memory, self.format_errors, self._untagged = "", 0, False
         text = f"Question: {task.prompt}"
         if self.prefetch:
             hits = self.retriever.search(task.prompt, self.prefetch)
-            text += "\n" + render_results(hits, self.protocol, self.max_doc_chars)
+            results = render_results(hits, self.protocol, self.max_doc_chars)
+            if self.protocol == "direct":
+                return f"{results}\nQuestion: {task.prompt}\nAnswer:"
+            text += "\n" + results
         if self.protocol == "memsearcher":
             return self._mem_view(task.prompt, "")
         return text
@@ -196,7 +204,7 @@ class SearchEnv(TaskToolEnv):
             calls = [ToolCall(c.name, _rename_top_n(c.arguments), c.id) for c in calls]
             if not calls and _BOXED.search(text):
                 calls = [ToolCall("answer", {"text": _BOXED.findall(text)[-1]})]
-        elif not calls and self.protocol == "search-r1":
+        elif not calls and self.protocol in ("search-r1", "direct"):
             match = _TAG.search(text)
             if match:
                 name = match.group(1).lower()
@@ -207,6 +215,7 @@ class SearchEnv(TaskToolEnv):
             self.format_errors += 1
             if self.lenient and text.strip():
                 calls = [ToolCall("answer", {"text": text.strip()})]
+                self._untagged = True
         return calls
 
     def _step(self, action: Any) -> StepResult:
@@ -257,9 +266,11 @@ class SearchEnv(TaskToolEnv):
         score = score_answer(text, golds, self.reward_metric)
         penalty = self.format_penalty if self.format_errors else 0.0
         em = exact_match(text, golds)
-        self.finish(score - penalty, success=bool(em), em=em,
-                    f1=score_answer(text, golds, "f1"), format_errors=self.format_errors,
-                    answer=text[:200])
+        outcome: dict[str, Any] = {"em": em, "f1": score_answer(text, golds, "f1"),
+                                   "format_errors": self.format_errors, "answer": text[:200]}
+        if self._untagged:
+            outcome["error"] = "format: no answer tag; the whole reply was taken as the answer"
+        self.finish(score - penalty, success=bool(em), **outcome)
         return f"Answer recorded: {'correct' if em else 'incorrect'}."
 
     # -- expert ------------------------------------------------------------------------------

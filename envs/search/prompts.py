@@ -27,5 +27,9 @@ _MEMSEARCHER = """You answer a question by searching an encyclopedia. Each turn 
 with <tool_call>{"name": "search", "arguments": {"query": "...", "top_n": 3}}</tool_call> or \
 give the final answer as \\boxed{answer}."""
 
-INSTRUCTIONS = {"tools": _TOOLS, "search-r1": _SEARCH_R1, "memsearcher": _MEMSEARCHER}
+_DIRECT = """Read the passage and answer the question. Reply with only the answer: a year, a \
+name or a place, nothing else."""
+
+INSTRUCTIONS = {"tools": _TOOLS, "search-r1": _SEARCH_R1, "memsearcher": _MEMSEARCHER,
+                "direct": _DIRECT}
 """System prompt by protocol."""

@@ -22,7 +22,7 @@ def register_search(register: Any) -> None:
              description="MemSearcher loop: each observation holds only the question, the "
                          "model's memory and the newest results.")
     register("search/lookup-v0", ENTRY,
-             kwargs={"protocol": "search-r1", "hops": 1, "templates": LOOKUP_TEMPLATES,
+             kwargs={"protocol": "direct", "hops": 1, "templates": LOOKUP_TEMPLATES,
                      "prefetch": 1, "lenient": True, "reward": "em"},
              family="search", max_turns=1, tasks=TASKS,
              description="One-hop questions with the top search result shown; one-turn answer "

@@ -1,0 +1,198 @@
+"""A Search-R1-compatible retrieval service (FastAPI) that batches concurrent queries.
+
+``POST /retrieve`` takes ``{"queries": [...], "topk": 3, "return_scores": false}`` and answers
+``{"result": [[doc, ...], ...]}`` (``doc = {"id", "contents"}``), or with ``return_scores``
+``[[{"document": doc, "score": s}, ...], ...]``, as Search-R1's ``retrieval_server.py``.
+Extensions: ``GET /passages/{id}`` (the env's ``open`` tool) and ``GET /health``.
+
+Concurrent requests are merged: a single batcher task takes every pending request (up to
+``max_batch`` queries), runs one ``batch_search`` in a worker thread and hands each request its
+rows, so many env workers share one index and one thread. Limits answer with a clear 4xx:
+more than ``max_batch`` queries (413), a body over ``max_body_bytes`` (413), ``topk`` outside
+1..100 or malformed JSON (422). The server binds 127.0.0.1 unless another host is given.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import logging
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+
+from .retrievers.base import MAX_K, Hit, Retriever
+
+logger = logging.getLogger(__name__)
+MAX_BATCH = 512
+"""Most queries one request may carry."""
+MAX_BODY_BYTES = 1_000_000
+MAX_QUERY_CHARS = 2_000
+
+
+class RetrieveRequest(BaseModel):
+    """Body of ``POST /retrieve`` (Search-R1's fields)."""
+
+    queries: list[str] = Field(description="Queries to answer, in order.")
+    topk: int = Field(3, ge=1, le=MAX_K, description="Passages per query.")
+    return_scores: bool = Field(False, description="Wrap each passage with its score.")
+
+
+@dataclass
+class _Pending:
+    queries: list[str]
+    k: int
+    future: asyncio.Future[list[list[Hit]]] = field(repr=False)
+
+
+class Batcher:
+    """Merges concurrent requests into one ``batch_search`` call at a time."""
+
+    def __init__(self, retriever: Retriever, max_batch: int = MAX_BATCH) -> None:
+        self.retriever = retriever
+        self.max_batch = max_batch
+        self.queue: asyncio.Queue[_Pending] = asyncio.Queue()
+        self.task: asyncio.Task[None] | None = None
+        self.batches = 0
+        self.queries = 0
+
+    def start(self) -> None:
+        """Start the batcher task on the running loop."""
+        self.task = asyncio.get_running_loop().create_task(self._run())
+
+    async def stop(self) -> None:
+        """Cancel the batcher task."""
+        if self.task is not None:
+            self.task.cancel()
+            await asyncio.gather(self.task, return_exceptions=True)
+
+    async def search(self, queries: list[str], k: int) -> list[list[Hit]]:
+        """Queue the queries and wait for their hits."""
+        future: asyncio.Future[list[list[Hit]]] = asyncio.get_running_loop().create_future()
+        await self.queue.put(_Pending(queries, k, future))
+        return await future
+
+    async def _run(self) -> None:
+        while True:
+            first = await self.queue.get()
+            group = [first]
+            size = len(first.queries)
+            while not self.queue.empty() and size < self.max_batch:
+                item = self.queue.get_nowait()
+                group.append(item)
+                size += len(item.queries)
+            await self._serve(group)
+
+    async def _serve(self, group: Sequence[_Pending]) -> None:
+        k = max(p.k for p in group)
+        flat = [q for p in group for q in p.queries]
+        try:
+            hits = await asyncio.to_thread(self.retriever.batch_search, flat, k)
+        except Exception as e:  # one bad batch fails its requests, not the service
+            logger.exception("batch of %d queries failed", len(flat))
+            for p in group:
+                if not p.future.done():
+                    p.future.set_exception(e)
+            return
+        self.batches += 1
+        self.queries += len(flat)
+        start = 0
+        for p in group:
+            rows = [h[: p.k] for h in hits[start : start + len(p.queries)]]
+            start += len(p.queries)
+            if not p.future.done():
+                p.future.set_result(rows)
+
+
+def create_app(retriever: Retriever, max_batch: int = MAX_BATCH,
+               max_body_bytes: int = MAX_BODY_BYTES) -> FastAPI:
+    """The FastAPI app serving ``retriever``."""
+    batcher = Batcher(retriever, max_batch)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        batcher.start()
+        yield
+        await batcher.stop()
+
+    app = FastAPI(title="agentgym retriever", lifespan=lifespan)
+    app.state.batcher = batcher
+
+    @app.middleware("http")
+    async def limit_body(request: Request, call_next: Any) -> Any:
+        length = request.headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > max_body_bytes):
+            return JSONResponse({"detail": f"request body over {max_body_bytes} bytes"}, 413)
+        return await call_next(request)
+
+    @app.get("/health")
+    async def health() -> dict[str, Any]:
+        """Liveness and batching counters."""
+        return {"status": "ok", "retriever": retriever.name, "batches": batcher.batches,
+                "queries": batcher.queries}
+
+    @app.post("/retrieve")
+    async def retrieve(body: RetrieveRequest) -> dict[str, Any]:
+        """Search-R1's ``/retrieve``: the top ``topk`` passages of every query."""
+        if len(body.queries) > max_batch:
+            raise HTTPException(413, f"{len(body.queries)} queries in one request; the limit "
+                                     f"is {max_batch}: split the batch")
+        if any(len(q) > MAX_QUERY_CHARS for q in body.queries):
+            raise HTTPException(422, f"a query is longer than {MAX_QUERY_CHARS} characters")
+        if not body.queries:
+            return {"result": []}
+        hits = await batcher.search(body.queries, body.topk)
+        return {"result": [[h.to_search_r1(body.return_scores) for h in row] for row in hits]}
+
+    @app.get("/passages/{doc_id}")
+    async def passage(doc_id: str) -> dict[str, str]:
+        """One passage by id, as a corpus record."""
+        found = retriever.get(doc_id)
+        if found is None:
+            raise HTTPException(404, f"no passage with id {doc_id!r}")
+        return {"id": found.id, "contents": found.contents}
+
+    return app
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is a loopback address or ``localhost``."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def serve(retriever: Retriever, host: str = "127.0.0.1", port: int = 8000,
+          allow_public: bool = False, max_batch: int = MAX_BATCH) -> None:
+    """Run the service with uvicorn until interrupted; a public host needs ``allow_public``."""
+    import uvicorn
+
+    if not is_loopback(host) and not allow_public:
+        raise ValueError(f"refusing to bind {host!r}: the service has no authentication; pass "
+                         "allow_public=True (--allow-public) to expose it beyond this machine")
+    uvicorn.run(create_app(retriever, max_batch), host=host, port=port, log_level="warning",
+                access_log=False)
+
+
+def serve_corpus(retriever: str = "bm25", corpus_path: str | None = None,
+                 host: str = "127.0.0.1", port: int = 8000, allow_public: bool = False,
+                 max_batch: int = MAX_BATCH, seed: int = 0) -> None:
+    """Serve the bundled encyclopedia (or a Search-R1 corpus file) with a cached index."""
+    from .data import build_retriever, file_corpus, generated_data
+
+    if not is_loopback(host) and not allow_public:  # refuse before building any index
+        raise ValueError(f"refusing to bind {host!r} without allow_public (--allow-public)")
+    if corpus_path:
+        corpus, folder = file_corpus(corpus_path)
+    else:
+        data = generated_data(seed)
+        corpus, folder = data.corpus, data.folder
+    serve(build_retriever(retriever, corpus, folder), host, port, allow_public, max_batch)
