@@ -26,6 +26,7 @@ from typing import Any
 
 from ..errors import PolicyError
 from .base import EpisodeContext, Generation, Policy, SamplingParams
+from .chat import ChatFormat
 
 logger = logging.getLogger(__name__)
 
@@ -204,8 +205,6 @@ class HFPolicy(Policy):
     ) -> Generation:
         """Queue the request for the next batch and wait for its result."""
         if prompt_token_ids is None:
-            from ..rollout.chat import ChatFormat
-
             prompt_token_ids = ChatFormat(self.tokenizer).prompt_ids(messages, tools)
         wakeup = self._ensure_batcher()
         future: asyncio.Future[Generation] = asyncio.get_running_loop().create_future()

@@ -11,6 +11,7 @@ returns the action (for web envs, whose element ids exist only once a page is lo
 from __future__ import annotations
 
 import asyncio
+import json
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -89,23 +90,32 @@ class ScriptedPolicy(Policy):
                           policy_version=self.version, action=action)
 
 
+RECORDS = "trajectories.jsonl"
+"""File name of a trajectory store's records (``agentgym.rollout.store.RECORDS``)."""
+
+
 class ReplayPolicy(Policy):
     """Replays the assistant turns of recorded trajectories, matched by task and sample."""
 
     name = "replay"
 
     def __init__(self, trajectories: Any) -> None:
+        """``trajectories``: :class:`~agentgym.rollout.Trajectory` objects or their JSON dicts."""
         super().__init__()
         self.turns: dict[tuple[str | None, int], list[str]] = defaultdict(list)
         for traj in trajectories:
-            texts = [m.get("content") or "" for m in traj.messages if m.get("role") == "assistant"]
-            self.turns[(traj.task_id, traj.sample_idx)] = texts
+            record = traj if isinstance(traj, dict) else vars(traj)
+            messages = record.get("messages") or []
+            texts = [m.get("content") or "" for m in messages if m.get("role") == "assistant"]
+            self.turns[(record.get("task_id"), int(record.get("sample_idx", 0)))] = texts
 
     @classmethod
     def from_spec(cls, arg: str | None = None, **options: Any) -> ReplayPolicy:
-        """``replay:PATH``: a store folder, an ``agentgym eval --out`` folder or a JSONL file."""
-        from ..rollout.store import RECORDS, iter_jsonl
+        """``replay:PATH``: a store folder, an ``agentgym eval --out`` folder or a JSONL file.
 
+        Reads the JSON lines itself (the fields ``task_id``, ``sample_idx`` and ``messages`` of
+        a trajectory record), so policies do not depend on the rollout package.
+        """
         if not arg:
             raise PolicyError("replay needs a path: replay:/path/to/store-or-file.jsonl")
         path = Path(arg)
@@ -114,7 +124,9 @@ class ReplayPolicy(Policy):
             path = nested if not (path / RECORDS).exists() and nested.exists() else path / RECORDS
         if not path.is_file():
             raise PolicyError(f"no recorded trajectories at {path}")
-        return cls(list(iter_jsonl(path)), **options)
+        with open(path, encoding="utf-8") as fh:
+            records = [json.loads(line) for line in fh if line.strip()]
+        return cls(records, **options)
 
     async def agenerate(
         self,

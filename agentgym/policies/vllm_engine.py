@@ -18,6 +18,7 @@ from typing import Any
 
 from ..errors import PolicyError, missing_extra
 from .base import EpisodeContext, Generation, Policy, SamplingParams
+from .chat import ChatFormat
 
 
 def _import_vllm() -> Any:
@@ -80,8 +81,6 @@ class VLLMPolicy(Policy):
         from vllm.inputs import TokensPrompt
 
         if prompt_token_ids is None:
-            from ..rollout.chat import ChatFormat
-
             prompt_token_ids = ChatFormat(self.tokenizer).prompt_ids(messages, tools)
         params = vllm.SamplingParams(
             max_tokens=sampling.max_tokens, temperature=sampling.temperature,
