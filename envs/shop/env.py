@@ -75,8 +75,9 @@ def calculate(expression: str) -> int | float:
         raise ToolError(f"cannot parse expression {expression!r}") from e
 
     def walk(node: ast.AST) -> int | float:
-        if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-            return node.value  # type: ignore[no-any-return]
+        value = node.value if isinstance(node, ast.Constant) else None
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return value
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             return -walk(node.operand)
         if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
