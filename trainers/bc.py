@@ -26,11 +26,16 @@ import torch
 from torch import Tensor
 
 from agentgym import ConfigError
-from agentgym.policies.base import Generation
-from agentgym.rollout import ChatFormat, Trajectory
-from agentgym.rollout.experts import ExpertTrajectory, load_experts, record_experts
-from agentgym.rollout.semionline import matcher_for_env
-from agentgym.rollout.sop import evaluate_sop
+from agentgym.policies import Generation
+from agentgym.rollout import (
+    ChatFormat,
+    ExpertTrajectory,
+    Trajectory,
+    evaluate_sop,
+    load_experts,
+    matcher_for_env,
+    record_experts,
+)
 
 from .batch import collate
 from .distributed import all_sum, barrier
@@ -38,6 +43,9 @@ from .grpo import GRPOTrainer
 from .update import policy_update
 
 logger = logging.getLogger(__name__)
+
+PATIENT_S = 1800.0
+"""Policy-turn timeout of this trainer's rollouts (episodes get four times as long)."""
 
 
 def nll_loss(logp: Tensor, old_logp: Tensor, advantages: Tensor, mask: Tensor,
@@ -106,9 +114,23 @@ class BCWarmupTrainer(GRPOTrainer):
         self.chat = ChatFormat(self.tokenizer)
         eos = self.tokenizer.eos_token_id
         self.eos_id = int(eos[0] if isinstance(eos, list) else eos)
+        self._patient_rollouts()
         self.experts: dict[str, ExpertTrajectory] = {}
         if cfg.bc_steps > 0 or self.needs_experts:
             self.experts = experts_for(self, cfg.expert_data, cfg.train_split)
+
+    def _patient_rollouts(self) -> None:
+        """Longer policy and episode timeouts than the engine's defaults (300 s, 600 s).
+
+        Multi-turn episodes on a shared, oversubscribed CPU otherwise abort or truncate on the
+        wall clock, which would score load as the model's failure. (A config key for these is
+        requested from the trainer's owner.)
+        """
+        rc = dataclasses.replace(self.rollouts.rollout_config, policy_timeout_s=PATIENT_S,
+                                 episode_timeout_s=4 * PATIENT_S)
+        self.rollouts.rollout_config = rc
+        for engine in (self.rollouts.train_engine, self.rollouts.eval_engine):
+            engine.config = rc
 
     def evaluate(self) -> dict[str, float]:
         """Held-out online success, plus SOP, TSR and PG on the same tasks with ``sop_eval``."""
