@@ -163,9 +163,22 @@ class DesktopSandbox(Sandbox):
         self.display = f":{number}"
         if self.config.window_manager:
             self._core.append(self._spawn([self.config.window_manager]))
+            self._wait_for_window_manager()
         if self.config.vnc:
             self.vnc_port = self._start_vnc()
         logger.debug("desktop %s on %s (vnc %s)", self.label, self.display, self.vnc_port)
+
+    def _wait_for_window_manager(self) -> None:
+        """Wait until the WM owns the screen (EWMH check window), so apps get decorated once."""
+        deadline = time.monotonic() + self.config.start_timeout_s
+        while time.monotonic() < deadline and self._core[-1].poll() is None:
+            done = subprocess.run(["xprop", "-root", "_NET_SUPPORTING_WM_CHECK"],
+                                  env=self.environ(), capture_output=True, text=True)
+            if "window id" in done.stdout:
+                return
+            time.sleep(0.05)
+        logger.warning("window manager %s did not come up on %s", self.config.window_manager,
+                       self.display)
 
     def _start_vnc(self) -> int:
         if shutil.which("x11vnc") is None:

@@ -169,6 +169,20 @@ class DesktopEnv(AgentEnv):
             return None
         return value if isinstance(value, dict) else None
 
+    def _wait_state_stable(self, quiet_s: float = 0.3, limit_s: float = 5.0) -> None:
+        """Wait until a Tk app's dump (widget boxes included) stops changing: the window manager
+        may still move the window just after it is mapped."""
+        if self.desktop is None or not (self.desktop.home / STATE_FILE).exists():
+            return
+        deadline, last, since = time.monotonic() + limit_s, None, time.monotonic()
+        while time.monotonic() < deadline:
+            current = self.app_state()
+            if current != last:
+                last, since = current, time.monotonic()
+            elif time.monotonic() - since >= quiet_s:
+                return
+            time.sleep(0.05)
+
     def _observe(self, head: str) -> Observation:
         assert self.desktop is not None and self.backend is not None  # set by reset
         image = self.backend.screenshot()
@@ -215,6 +229,7 @@ class DesktopEnv(AgentEnv):
             raise InfrastructureError(f"task {task.task_id} setup failed: {e}") from e
         self.task, self.done, self.turn, self.clicks = task, False, 0, []
         time.sleep(self.settle_s)
+        self._wait_state_stable()
         return self._observe(f"Task: {task.prompt}"), self._info()
 
     def _step(self, action: Any) -> StepResult:

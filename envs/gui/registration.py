@@ -12,7 +12,7 @@ def register_gui(register: EnvRegistrar) -> None:
         "agentgym.envs.gui.env:DesktopEnv",
         family="gui",
         aliases=("gui", "desktop"),
-        max_turns=8,
+        max_turns=15,
         tasks="agentgym.envs.gui.env:load_tasks",
         description="Computer-use tasks on an Xvfb desktop (Tk apps, mousepad, xterm, gnumeric); "
         "screenshots plus window/widget text; state-checked evaluators.",
@@ -22,7 +22,7 @@ def register_gui(register: EnvRegistrar) -> None:
         "agentgym.envs.gui.env:DesktopEnv",
         kwargs={"backend": "vnc"},
         family="gui",
-        max_turns=8,
+        max_turns=15,
         tasks="agentgym.envs.gui.env:load_tasks",
         description="As gui/desktop-v0, driven through a VNC client against the desktop's x11vnc.",
     )

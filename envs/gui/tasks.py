@@ -147,6 +147,7 @@ def mousepad_tasks() -> list[dict[str, Any]]:
             "config": [{"type": "file", "parameters": {"path": "notes.txt", "content": start}},
                        {"type": "launch", "parameters": {"command": ["mousepad", "notes.txt"]}},
                        {"type": "wait_window", "parameters": {"name": "notes.txt", "timeout": 30}},
+                       {"type": "activate_window", "parameters": {"name": "notes.txt"}},
                        {"type": "sleep", "parameters": {"seconds": 0.5}}],
             "evaluator": {"func": "text_equal", "result": {"type": "file", "path": "notes.txt"},
                           "expected": {"type": "rule", "value": start + line}},
@@ -167,12 +168,13 @@ def terminal_tasks() -> list[dict[str, Any]]:
                       f"exactly the line '{text}'.",
             "config": [{"type": "launch", "parameters": {"command": ["xterm", "-T", "Terminal"]}},
                        {"type": "wait_window", "parameters": {"name": "^Terminal$", "timeout": 30}},
+                       {"type": "activate_window", "parameters": {"name": "^Terminal$"}},
                        {"type": "sleep", "parameters": {"seconds": 0.5}}],
             "evaluator": {"func": "text_equal", "result": {"type": "file", "path": name},
                           "expected": {"type": "rule", "value": text}},
             "expert": {"kind": "keys", "code": [
                 f"pyautogui.write({f'echo {text!r} > ~/{name}'!r})", "pyautogui.press('enter')",
-                "time.sleep(0.5)"]},
+                "time.sleep(1.0)"]},
         })
     return out
 
@@ -194,6 +196,7 @@ def gnumeric_tasks() -> list[dict[str, Any]]:
                            "ssconvert", "in.csv", "book.gnumeric"]}},
                        {"type": "launch", "parameters": {"command": ["gnumeric", "book.gnumeric"]}},
                        {"type": "wait_window", "parameters": {"name": "book", "timeout": 40}},
+                       {"type": "activate_window", "parameters": {"name": "book"}},
                        {"type": "sleep", "parameters": {"seconds": 1.0}}],
             "evaluator": {"func": "text_equal",
                           "result": {"type": "converted_csv", "path": "book.gnumeric"},

@@ -17,7 +17,8 @@ def test_computer13_actions_map_to_primitives():
         Primitive("click", None, None, button=3, clicks=2)]
     assert parse_computer13({"action_type": "DOUBLE_CLICK", "x": 1, "y": 2})[0].clicks == 2
     assert parse_computer13({"action_type": "RIGHT_CLICK", "x": 1, "y": 2})[0].button == 3
-    assert parse_computer13({"action_type": "TYPING", "text": "hé"}) == [Primitive("type", text="hé")]
+    typed = parse_computer13({"action_type": "TYPING", "text": "hé"})
+    assert typed == [Primitive("type", text="hé")]
     assert parse_computer13({"action_type": "HOTKEY", "keys": ["ctrl", "s"]}) == [
         Primitive("key", keys=("ctrl", "s"))]
     assert parse_computer13({"action_type": "PRESS", "key": "enter"})[0].keys == ("Return",)
