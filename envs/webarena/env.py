@@ -27,7 +27,13 @@ import httpx
 from agentgym.envs.web import INSTRUCTIONS as WEB_INSTRUCTIONS
 from agentgym.envs.web import WebAction, WebEnv
 from agentgym.errors import EnvError
-from agentgym.sandboxes.browser import BrowserPool, BrowserSession, NetworkPolicy, shared_pool
+from agentgym.sandboxes.browser import (
+    BrowserConfig,
+    BrowserPool,
+    BrowserSession,
+    NetworkPolicy,
+    shared_pool,
+)
 from agentgym.tasks import Task, TaskSet
 
 from .evaluators import evaluate
@@ -73,6 +79,7 @@ class WebArenaEnv(WebEnv):
         ``web_options`` go to :class:`~agentgym.envs.web.WebEnv` (``screenshot=True``,
         ``viewport_only=True``, ``html=True``, ``browser=BrowserConfig(...)``).
         """
+        web_options.setdefault("browser", BrowserConfig(timeout_s=30.0))
         super().__init__(**web_options)
         if config is not None:
             cfg = _read_config(Path(config))
@@ -229,14 +236,28 @@ class WebArenaEnv(WebEnv):
             on_page(page)
 
     async def observe(self) -> Any:
-        """The observation, once a navigation the last action started has loaded."""
-        loaded = getattr(self, "_loaded", None)
-        if loaded is not None and not loaded.is_set():
+        """The observation, once a navigation the last action started has loaded.
+
+        A tree with nothing under its root (a document caught between commit and parse) is
+        taken again after the page's load event.
+        """
+        obs: Any = None
+        for _ in range(3):
+            loaded = getattr(self, "_loaded", None)
+            if loaded is not None and not loaded.is_set():
+                try:
+                    await asyncio.wait_for(loaded.wait(), self.browser_config.timeout_s)
+                except TimeoutError:
+                    logger.debug("a navigation did not finish in time")
+            obs = await super().observe()
+            if not self.axtree or len(self.tree.text.splitlines()) > 1 or self.session is None:
+                return obs
             try:
-                await asyncio.wait_for(loaded.wait(), self.browser_config.timeout_s)
-            except TimeoutError:
-                logger.debug("a navigation did not finish in time")
-        return await super().observe()
+                await self.session.guard(self.session.page.wait_for_load_state("load"))
+            except Exception as e:  # a crash is re-raised by the next observe
+                logger.debug("waiting for a blank page to load: %s", e)
+            await asyncio.sleep(0.05)
+        return obs
 
     async def _login(self, sites: Any) -> None:
         assert self.session is not None  # noqa: S101
