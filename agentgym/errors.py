@@ -68,7 +68,11 @@ class DuplicateRegistration(RegistryError):
 
 
 class PluginError(AgentGymError):
-    """A plugin could not be loaded or one of its hooks failed."""
+    """A plugin object could not be registered (raised by :func:`agentgym.register_plugin`).
+
+    Plugins found through entry points never raise: a broken one is skipped with a
+    :class:`agentgym.plugins.PluginWarning`.
+    """
 
 
 class MissingExtra(AgentGymError, ImportError):
@@ -112,7 +116,8 @@ class ResetNeeded(EnvError):
 
 
 class InvalidAction(EnvError):
-    """An action is not of a type the env accepts (raised only by strict helpers)."""
+    """An action is not of a type the env accepts (raised by strict helpers such as the wire
+    protocol of a served env; ``step`` itself turns bad actions into observations)."""
 
 
 class InfrastructureError(AgentGymError):

@@ -27,6 +27,7 @@ from typing import Any
 import pluggy
 
 from . import hookspecs
+from .errors import PluginError
 from .registrars import EnvRegistrar, NamedRegistrar, NamedRegistry
 from .specs import SPECS
 
@@ -167,9 +168,16 @@ def get_registry(kind: str) -> NamedRegistry:
 
 
 def register_plugin(plugin: object, name: str | None = None) -> None:
-    """Register a plugin object at run time (tests, notebooks) and run its registration hooks."""
+    """Register a plugin object at run time (tests, notebooks) and run its registration hooks.
+
+    Raises :class:`PluginError` when the plugin cannot be registered (its name is taken, a hook
+    has the wrong signature).
+    """
     state = plugin_state()
-    state.manager.register(plugin, name=name)
+    try:
+        state.manager.register(plugin, name=name)
+    except (ValueError, pluggy.PluginValidationError) as e:  # a name taken, a bad hook signature
+        raise PluginError(f"cannot register plugin {name or plugin!r}: {e}") from e
     _register_all(state, only=plugin)
 
 

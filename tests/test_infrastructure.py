@@ -12,7 +12,9 @@ from agentgym.errors import AgentGymError, is_infrastructure_error
 from agentgym.policies import FakePolicy
 from agentgym.rollout import Engine, EpisodeRequest
 
-TASKS = TaskSet([Task(task_id=f"t{i}", prompt=f"task {i}", split="train") for i in range(4)], name="infra")
+TASKS = TaskSet(
+    [Task(task_id=f"t{i}", prompt=f"task {i}", split="train") for i in range(4)], name="infra"
+)
 CALLS: dict[str, int] = {}
 
 
@@ -93,3 +95,15 @@ def test_engine_records_aborted_with_reason(flaky_env: str) -> None:
         assert t.aborted and not t.terminated and not t.truncated, t
         assert t.reason.startswith("infrastructure:") and words in t.reason
     assert engine.stats.aborted == 2
+
+
+def test_register_plugin_raises_plugin_error() -> None:
+    from agentgym import PluginError, hookimpl
+
+    class Bad:
+        @hookimpl
+        def agentgym_register_envs(self, register, unknown_argument):  # type: ignore[no-untyped-def]
+            pass
+
+    with pytest.raises(PluginError, match="cannot register plugin"):
+        agentgym.register_plugin(Bad(), name="bad-signature")
