@@ -8,7 +8,14 @@ killed with ``ray.kill`` and replaced. Ray is imported only when this backend is
 Connection: an already initialised Ray is used as is (tests call ``ray.init(num_cpus=2)``);
 otherwise ``ray.init()`` joins the cluster named by ``RAY_ADDRESS`` or starts a local one.
 The env's spec is sent to the actor, so envs registered at run time work too when their entry
-point is importable there. Results equal the asyncio backend's on the same seeds: the episode
+point is importable there.
+
+Placement: ``label_selector`` (Ray node labels, ``ray start --labels role=env``) and
+``resources`` (custom resources, ``ray start --resources '{"env_slot": 64}'``) put the env actors
+on CPU nodes while the driver (engine, policy, trainer) stays on the GPU node it was started on.
+Without arguments they default to ``AGENTGYM_RAY_ENV_LABELS`` (``role=env,zone=a``) and
+``AGENTGYM_RAY_ENV_RESOURCES`` (``env_slot=1``), so ``backend="ray"`` runs are placed without code
+changes (docs/serve.md). Results equal the asyncio backend's on the same seeds: the episode
 logic is the same and runs in the driver.
 """
 
@@ -16,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from dataclasses import asdict
 from typing import Any
 
@@ -73,6 +81,12 @@ class EnvActor:
         """``env.close``."""
         self.env.close()
 
+    def node_id(self) -> str:
+        """The Ray node this actor runs on."""
+        import ray
+
+        return str(ray.get_runtime_context().get_node_id())
+
 
 class RayEnvWorker(EnvWorker):
     """A driver-side handle on an :class:`EnvActor`."""
@@ -108,10 +122,45 @@ class RayEnvWorker(EnvWorker):
         ray.kill(self.actor)
 
 
+def _pairs(text: str, cast: Any) -> dict[str, Any]:
+    out = {}
+    for item in filter(None, (p.strip() for p in text.split(","))):
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"expected key=value pairs separated by commas, got {text!r}")
+        out[key.strip()] = cast(value.strip())
+    return out
+
+
+def placement_options(
+    label_selector: dict[str, str] | None = None, resources: dict[str, float] | None = None
+) -> dict[str, Any]:
+    """Ray actor options placing env actors: given values, else the ``AGENTGYM_RAY_ENV_*`` vars."""
+    if label_selector is None:
+        label_selector = _pairs(os.environ.get("AGENTGYM_RAY_ENV_LABELS", ""), str)
+    if resources is None:
+        resources = _pairs(os.environ.get("AGENTGYM_RAY_ENV_RESOURCES", ""), float)
+    options: dict[str, Any] = {}
+    if label_selector:
+        options["label_selector"] = dict(label_selector)
+    if resources:
+        options["resources"] = dict(resources)
+    return options
+
+
 def ray_worker_factory(
-    env_id: str, *, num_cpus_per_env: float = 0.0, **env_kwargs: Any
+    env_id: str,
+    *,
+    num_cpus_per_env: float = 0.0,
+    label_selector: dict[str, str] | None = None,
+    resources: dict[str, float] | None = None,
+    **env_kwargs: Any,
 ) -> WorkerFactory:
-    """A factory starting one :class:`EnvActor` per worker (``num_cpus_per_env`` reserved)."""
+    """A factory starting one :class:`EnvActor` per worker (``num_cpus_per_env`` reserved).
+
+    ``label_selector`` and ``resources`` place the actors (see the module docstring).
+    """
+    placement = placement_options(label_selector, resources)
     fields = asdict(spec(env_id))
     fields["aliases"] = tuple(fields["aliases"])
     fields.pop("kwargs")  # make() below passes the spec's kwargs merged with env_kwargs
@@ -125,7 +174,7 @@ def ray_worker_factory(
         if not ray.is_initialized():
             await asyncio.to_thread(ray.init, ignore_reinit_error=True)
         if actor_cls is None:
-            actor_cls = ray.remote(num_cpus=num_cpus_per_env)(EnvActor)
+            actor_cls = ray.remote(num_cpus=num_cpus_per_env, **placement)(EnvActor)
         actor = actor_cls.remote(dict(fields), merged)
         instructions, tools = await actor.meta.remote()
         return RayEnvWorker(actor, fields["id"], instructions, tools)
@@ -133,4 +182,4 @@ def ray_worker_factory(
     return factory
 
 
-__all__ = ["EnvActor", "RayEnvWorker", "ray_worker_factory"]
+__all__ = ["EnvActor", "RayEnvWorker", "placement_options", "ray_worker_factory"]
