@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..policies.base import EpisodeContext, Generation, Policy, SamplingParams, derive_seed
-from .chat import ChatFormat
+from ..policies.chat import ChatFormat
 from .experts import ExpertTrajectory
 
 ACTION_EXACT, ACTION_TYPE, ACTION_PARSED, ACTION_NONE = 1.0, 0.5, 0.1, 0.0
