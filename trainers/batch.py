@@ -115,8 +115,9 @@ class TrainBatch:
         tensors = {k: v for k, v in moved.items() if isinstance(v, Tensor)}
         if all(v.device == torch.device(device) for v in tensors.values()):
             return self
-        return replace(self, **{k: v.to(device, non_blocking=non_blocking)
-                                for k, v in tensors.items()})
+        moved_tensors: dict[str, Any] = {k: v.to(device, non_blocking=non_blocking)
+                                         for k, v in tensors.items()}
+        return replace(self, **moved_tensors)
 
 
 def collate(

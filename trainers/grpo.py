@@ -141,11 +141,11 @@ class GRPOTrainer:
     def _make_policy(self) -> tuple[Any, Any]:
         cfg = self.cfg
         if not cfg.policy:
-            from agentgym.policies.hf import HFPolicy
+            from agentgym.policies import HFPolicy
 
-            policy = HFPolicy(unwrap(self.model), self.tokenizer, max_batch_size=cfg.max_batch_size,
+            shared = HFPolicy(unwrap(self.model), self.tokenizer, max_batch_size=cfg.max_batch_size,
                               autocast=self.autocast)
-            return policy, None
+            return shared, None
         from agentgym.policies import load_policy
 
         from .weight_sync import WeightSync

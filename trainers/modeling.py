@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import copy
+import importlib
 import logging
 import re
 from typing import Any
@@ -15,13 +16,21 @@ from typing import Any
 import torch
 
 from agentgym import ConfigError, MissingExtra
-from agentgym.registrars import load_entry_point
 
 from .config import TrainConfig
 
 logger = logging.getLogger(__name__)
 
 _ENTRY_POINT = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
+
+
+def load_entry_point(target: str) -> Any:
+    """The object named by ``"pkg.module:attr"`` (a model factory given as ``model``)."""
+    module, _, attr = target.partition(":")
+    obj: Any = importlib.import_module(module)
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    return obj
 
 
 def pick_device(name: str, local_rank: int = 0) -> torch.device:
@@ -59,7 +68,7 @@ def load_base(cfg: TrainConfig, device: torch.device, dtype: torch.dtype) -> tup
     if _ENTRY_POINT.match(cfg.model):
         model, tokenizer = load_entry_point(cfg.model)()
     else:
-        from agentgym.models import load_model_and_tokenizer
+        from agentgym.policies import load_model_and_tokenizer
 
         model, tokenizer = load_model_and_tokenizer(cfg.model, device="cpu")
     return model.to(device=device, dtype=dtype), tokenizer

@@ -26,9 +26,8 @@ from typing import Any
 
 import torch
 
-from agentgym.policies.base import SamplingParams
-from agentgym.rollout import Trajectory
-from agentgym.rollout.semionline import CopyResult, SemiOnlineRollout, matcher_for_env
+from agentgym.policies import SamplingParams
+from agentgym.rollout import CopyResult, SemiOnlineRollout, Trajectory, matcher_for_env
 
 from .batch import collate, empty_batch
 from .bc import BCWarmupTrainer

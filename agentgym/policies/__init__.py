@@ -7,8 +7,10 @@ Backends register through the ``agentgym_register_policies`` hook (see :mod:`.pl
 
 from __future__ import annotations
 
+from ..models import load_model_and_tokenizer
 from .base import EpisodeContext, Generation, Policy, SamplingParams, derive_seed
 from .fake import FakePolicy, FakeTokenizer, LogNormalLatency
+from .hf import HFPolicy
 from .loader import load_policy, parse_policy_spec
 
 __all__ = [
@@ -16,10 +18,12 @@ __all__ = [
     "FakePolicy",
     "FakeTokenizer",
     "Generation",
+    "HFPolicy",
     "LogNormalLatency",
     "Policy",
     "SamplingParams",
     "derive_seed",
+    "load_model_and_tokenizer",
     "load_policy",
     "parse_policy_spec",
 ]

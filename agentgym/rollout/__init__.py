@@ -10,39 +10,55 @@ from __future__ import annotations
 from .chat import ChatFormat
 from .engine import Engine, group_requests
 from .episode import Episode, EpisodeRequest, RolloutConfig
+from .experts import ExpertStep, ExpertTrajectory, load_experts, record_experts, save_demonstrations
 from .limits import DEFAULT_MAX_TURNS, resolve_max_turns
 from .lockstep import LockstepEngine
 from .metrics import pass_at_k, per_task, summarize, wilson_interval
 from .pool import EnvPool, PoolTimeout
+from .semionline import ActionMatcher, CopyResult, SemiOnlineRollout, StepSample, matcher_for_env
+from .sop import evaluate_sop, sop_for_tasks, sop_metrics
 from .stats import BusyTracker, EngineStats
 from .store import TrajectoryStore, iter_jsonl
 from .trajectory import Trajectory, jsonable
 from .workers import EnvWorker, LocalEnvWorker, env_expert_actions, local_worker_factory
 
 __all__ = [
-    "DEFAULT_MAX_TURNS",
+    "ActionMatcher",
     "BusyTracker",
     "ChatFormat",
+    "CopyResult",
+    "DEFAULT_MAX_TURNS",
     "Engine",
     "EngineStats",
     "EnvPool",
     "EnvWorker",
     "Episode",
     "EpisodeRequest",
+    "ExpertStep",
+    "ExpertTrajectory",
     "LocalEnvWorker",
     "LockstepEngine",
     "PoolTimeout",
     "RolloutConfig",
+    "SemiOnlineRollout",
+    "StepSample",
     "Trajectory",
     "TrajectoryStore",
     "env_expert_actions",
+    "evaluate_sop",
     "group_requests",
     "iter_jsonl",
     "jsonable",
+    "load_experts",
     "local_worker_factory",
+    "matcher_for_env",
     "pass_at_k",
     "per_task",
+    "record_experts",
     "resolve_max_turns",
+    "save_demonstrations",
+    "sop_for_tasks",
+    "sop_metrics",
     "summarize",
     "wilson_interval",
 ]
