@@ -8,7 +8,11 @@ useful; it lets a TRL or verl run go end to end on a CPU in seconds.
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
 from typing import Any
+
+from ..errors import missing_extra
 
 SPECIAL_TOKENS = [
     "<|endoftext|>", "<|im_start|>", "<|im_end|>", "<tool_call>", "</tool_call>",
@@ -29,11 +33,19 @@ def _byte_unicode() -> dict[int, str]:
     return {b: chr(c) for b, c in zip(keep, chars, strict=True)}
 
 
+def qwen3_template() -> str:
+    """The Qwen3 chat template file TRL ships, read without importing TRL (slow to import)."""
+    found = importlib.util.find_spec("trl")
+    if found is None or not found.submodule_search_locations:
+        raise missing_extra("trl", "bench")
+    path = Path(list(found.submodule_search_locations)[0]) / "chat_templates" / "qwen3.jinja"
+    return path.read_text(encoding="utf-8")
+
+
 def tiny_tokenizer() -> Any:
     """A byte-level fast tokenizer (259 + specials) with TRL's Qwen3 chat template."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers
     from transformers import PreTrainedTokenizerFast
-    from trl.chat_template_utils import qwen3_chat_template
 
     vocab = {ch: i for i, ch in enumerate(_byte_unicode().values())}
     backend = Tokenizer(models.BPE(vocab=vocab, merges=[]))
@@ -44,7 +56,7 @@ def tiny_tokenizer() -> Any:
         additional_special_tokens=SPECIAL_TOKENS[1:],
     )
     tokenizer.add_special_tokens({"additional_special_tokens": SPECIAL_TOKENS})
-    tokenizer.chat_template = qwen3_chat_template
+    tokenizer.chat_template = qwen3_template()
     tokenizer.padding_side = "left"
     return tokenizer
 
@@ -72,4 +84,4 @@ def tiny_chat_model(seed: int = 0, hidden: int = 32, layers: int = 2) -> tuple[A
     return model, tokenizer
 
 
-__all__ = ["SPECIAL_TOKENS", "tiny_chat_model", "tiny_tokenizer"]
+__all__ = ["SPECIAL_TOKENS", "qwen3_template", "tiny_chat_model", "tiny_tokenizer"]
