@@ -117,3 +117,13 @@ def test_engine_marks_a_crashed_server_as_aborted():
     assert traj.aborted and "RemoteEnvError" in traj.reason and "lost" in traj.reason
     assert len(traj.messages) > 2  # the first turn was played before the crash
     assert time.monotonic() - start < 30
+
+
+def test_a_wrong_request_is_an_env_error_and_the_session_survives(http_url):
+    env = make(f"remote:{http_url}")
+    with pytest.raises(EnvError, match="no task 'nope'") as info:
+        env.reset(options={"task_id": "nope"})
+    assert not isinstance(info.value, RemoteEnvError)
+    obs, _ = env.reset(options={"task_id": "add-2-3"})
+    assert obs["text"].startswith("Compute 2 + 3")
+    env.close()
