@@ -18,6 +18,8 @@ Design:
 - A browser that disconnects (crash, OOM kill) or fails a liveness probe after a timed-out call
   is marked dead and its process tree is killed; its sessions raise :class:`BrowserCrashed` and
   the next :meth:`new_session` launches a replacement. Other browsers' episodes go on.
+- With ``prewarm`` (default) each browser keeps one spare, never-used context with a blank tab,
+  opened in the background, so a reset does not wait for a context to open.
 - :func:`shared_pool` hands out one refcounted pool per event loop, so envs stepped by the same
   engine share browsers and the last env to close shuts them down.
 """
@@ -83,6 +85,9 @@ class BrowserConfig:
     launch_timeout_s: float = 30.0
     executable: str | None = None
     """Chromium binary; default :func:`find_chromium`."""
+    prewarm: bool = True
+    """Keep one unused context with a blank tab open per browser, so a reset takes it at once
+    (it is still fresh: no episode has used it); a new spare is opened in the background."""
 
 
 def _browser_pid(marker: str) -> int | None:
@@ -129,6 +134,8 @@ class _BrowserHandle:
         self.dead = False
         self.dead_reason = ""
         self.closing = False
+        self.pending = 0
+        """Contexts being opened (slots reserved, not yet sessions)."""
         self._probe: CDPSession | None = None
         browser.on("disconnected", lambda _b: self._mark_dead("disconnected"))
 
@@ -138,18 +145,23 @@ class _BrowserHandle:
             if not self.closing:
                 logger.warning("browser %s is dead: %s", self.pid, reason)
 
-    async def responsive(self, timeout_s: float = 3.0) -> bool:
-        """A liveness probe: the browser answers ``Browser.getVersion`` in time."""
-        if self.dead:
-            return False
-        try:
-            if self._probe is None:
-                self._probe = await asyncio.wait_for(
-                    self.browser.new_browser_cdp_session(), timeout_s)
-            await asyncio.wait_for(self._probe.send("Browser.getVersion"), timeout_s)
-            return True
-        except Exception:  # any failure of the probe means the browser cannot be used
-            return False
+    async def responsive(self, timeout_s: float = 10.0, tries: int = 2) -> bool:
+        """A liveness probe: the browser answers ``Browser.getVersion`` within ``timeout_s`` in
+        one of ``tries`` attempts (a CPU-starved browser is slow, not hung)."""
+        for _ in range(tries):
+            if self.dead:
+                return False
+            try:
+                if self._probe is None:
+                    self._probe = await asyncio.wait_for(
+                        self.browser.new_browser_cdp_session(), timeout_s)
+                await asyncio.wait_for(self._probe.send("Browser.getVersion"), timeout_s)
+                return True
+            except TimeoutError:
+                continue
+            except Exception:  # the connection is gone: the browser cannot be used
+                return False
+        return False
 
     async def kill(self, reason: str) -> None:
         """Mark dead and kill the process tree."""
@@ -185,6 +197,7 @@ class BrowserPool:
         self.browsers: list[_BrowserHandle] = []
         self._cond: asyncio.Condition | None = None
         self._launching = 0
+        self._spares: dict[_BrowserHandle, asyncio.Task[tuple[Any, Any]]] = {}
         self.launched = 0
         """Browsers launched so far (replacements included)."""
         self.closed = False
@@ -228,37 +241,90 @@ class BrowserPool:
         return _BrowserHandle(browser, pid)
 
     async def new_session(self, policy: NetworkPolicy | None = None) -> BrowserSession:
-        """A fresh incognito context with one blank tab; waits while the pool is full."""
+        """A fresh incognito context with one blank tab; waits while the pool is full.
+
+        Only the choice of a slot is serialised; launching a browser and opening the context
+        happen outside the pool's lock, so concurrent resets overlap.
+        """
         if self.closed:
             raise BrowserCrashed("the browser pool is closed")
         if self._cond is None:
             self._cond = asyncio.Condition()
-        cap = self.config.contexts_per_browser
-        async with self._cond:
+        cond, cap = self._cond, self.config.contexts_per_browser
+        handle: _BrowserHandle | None = None
+        async with cond:
             while True:
                 self._reap()
-                live = [h for h in self.browsers if len(h.sessions) < cap]
-                if live:
-                    handle = min(live, key=lambda h: len(h.sessions))
+                free = [h for h in self.browsers if len(h.sessions) + h.pending < cap]
+                if free:
+                    handle = min(free, key=lambda h: len(h.sessions) + h.pending)
+                    handle.pending += 1
                     break
                 if len(self.browsers) + self._launching < self.config.max_browsers:
                     self._launching += 1
-                    try:
-                        handle = await self._launch()
-                    finally:
-                        self._launching -= 1
-                    self.browsers.append(handle)
                     break
-                await self._cond.wait()
-            session = BrowserSession(handle, await self._new_context(handle), policy or
-                                     NetworkPolicy(), self.config.timeout_s, self._release)
-            handle.sessions.add(session)
+                await cond.wait()
+        if handle is None:
+            try:
+                handle = await self._launch()
+            finally:
+                async with cond:
+                    self._launching -= 1
+                    cond.notify_all()
+            async with cond:
+                handle.pending += 1
+                self.browsers.append(handle)
         try:
-            await session._start()
+            context, page = await self._take_context(handle)
+        finally:
+            handle.pending -= 1
+        session = BrowserSession(handle, context, policy or NetworkPolicy(),
+                                 self.config.timeout_s, self._release)
+        handle.sessions.add(session)
+        try:
+            await session._start(page)
         except BaseException:
             await session.aclose()
             raise
         return session
+
+    async def _take_context(self, handle: _BrowserHandle) -> tuple[Any, Any]:
+        """The browser's pre-opened spare context and blank tab, else fresh ones; then start
+        opening the next spare in the background."""
+        spare = self._spares.pop(handle, None)
+        context = page = None
+        if spare is not None:
+            try:
+                context, page = await spare
+            except Exception as e:  # a failed spare is replaced by a fresh context below
+                logger.debug("spare context failed: %s", e)
+        if context is None:
+            context = await self._new_context(handle)
+        if self.config.prewarm and not handle.dead and not self.closed \
+                and handle not in self._spares:  # one spare per browser, never overwritten
+            self._spares[handle] = asyncio.get_running_loop().create_task(self._spare(handle))
+        return context, page
+
+    async def _spare(self, handle: _BrowserHandle) -> tuple[Any, Any]:
+        context = await self._new_context(handle)
+        try:
+            page = await asyncio.wait_for(context.new_page(), self.config.timeout_s)
+        except BaseException:
+            await _quiet_close(context)
+            raise
+        return context, page
+
+    async def _drop_spare(self, handle: _BrowserHandle) -> None:
+        spare = self._spares.pop(handle, None)
+        if spare is None:
+            return
+        if not spare.done():
+            spare.cancel()
+        try:
+            context, _ = await spare
+        except BaseException:  # cancelled or failed: nothing was opened to close
+            return
+        await _quiet_close(context)
 
     async def _new_context(self, handle: _BrowserHandle) -> Any:
         width, height = self.config.viewport
@@ -267,12 +333,17 @@ class BrowserPool:
                 viewport={"width": width, "height": height}, service_workers="block",
                 accept_downloads=False), self.config.timeout_s)
         except Exception as e:
-            await handle.kill(f"new_context failed: {e}")
-            raise BrowserCrashed(f"browser {handle.pid} cannot open a context: {e}") from e
+            if isinstance(e, TimeoutError) and await handle.responsive():
+                raise  # slow, not dead: the caller's episode fails, the browser stays
+            await handle.kill(f"new_context failed: {e!r}")
+            raise BrowserCrashed(f"browser {handle.pid} cannot open a context: {e!r}") from e
 
     def _reap(self) -> None:
         for handle in [h for h in self.browsers if h.dead]:
             self.browsers.remove(handle)
+            spare = self._spares.pop(handle, None)
+            if spare is not None and not spare.done():
+                spare.cancel()
             if handle.pid is not None:
                 kill_tree(handle.pid)
 
@@ -286,9 +357,16 @@ class BrowserPool:
             async with self._cond:
                 self._cond.notify_all()
 
-    def live_contexts(self) -> int:
-        """Open contexts over every browser (what a leak test counts)."""
-        return sum(len(h.browser.contexts) for h in self.browsers if not h.dead)
+    async def live_contexts(self) -> int:
+        """Open contexts over every browser, spares left out (what a leak test counts)."""
+        spares = set()
+        for task in list(self._spares.values()):
+            try:
+                spares.add((await asyncio.shield(task))[0])
+            except BaseException:  # a failed or cancelled spare holds no context
+                continue
+        return sum(1 for h in self.browsers if not h.dead for c in h.browser.contexts
+                   if c not in spares)
 
     def pids(self) -> list[int]:
         """Pids of every live browser process and its children."""
@@ -299,6 +377,7 @@ class BrowserPool:
         self.closed = True
         for handle in self.browsers:
             handle.closing = True
+            await self._drop_spare(handle)
             for session in list(handle.sessions):
                 await session.aclose()
             try:
@@ -321,6 +400,13 @@ class BrowserPool:
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
+
+
+async def _quiet_close(context: Any) -> None:
+    try:
+        await asyncio.wait_for(context.close(), 5.0)
+    except Exception as e:  # a dead browser cannot close it; it is gone with the process
+        logger.debug("closing a spare context failed: %s", e)
 
 
 _SHARED: dict[tuple[int, BrowserConfig], tuple[BrowserPool, int]] = {}

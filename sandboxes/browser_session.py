@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
-from agentgym import errors as _errors
+from agentgym.errors import InfrastructureError
 from agentgym.sandbox import SandboxError
 
 if TYPE_CHECKING:
@@ -32,13 +33,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
-# The engine treats any exception out of reset/step as an infrastructure failure (aborted); the
-# InfrastructureError base, where the core defines it, makes that explicit.
-_InfraBase: type[Exception] = getattr(_errors, "InfrastructureError", SandboxError)
-
-
-class BrowserCrashed(_InfraBase, SandboxError):  # type: ignore[valid-type,misc]
-    """The browser process died or stopped answering; the episode must be aborted."""
+class BrowserCrashed(InfrastructureError, SandboxError):
+    """The browser process died or stopped answering; the episode is aborted, not scored."""
 
 
 ALWAYS_ALLOWED_SCHEMES = ("data", "blob", "about")
@@ -48,7 +44,11 @@ def origin_of(url: str) -> str:
     """``scheme://host:port`` of ``url`` with the default port made explicit and host lowered."""
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
-    port = parts.port or {"http": 80, "https": 443, "ws": 80, "wss": 443}.get(scheme, 0)
+    try:
+        explicit = parts.port
+    except ValueError:  # a port out of range or not a number: matches no allowed origin
+        return f"{scheme}://invalid:0"
+    port = explicit or {"http": 80, "https": 443, "ws": 80, "wss": 443}.get(scheme, 0)
     host = (parts.hostname or "").lower()
     return f"{scheme}://{host}:{port}"
 
@@ -75,6 +75,24 @@ class NetworkPolicy:
     @staticmethod
     def _canonical(origin: str) -> str:
         return origin.replace("://localhost:", "://127.0.0.1:")
+
+    def block_pattern(self) -> re.Pattern[str]:
+        """A regex matching every URL this policy blocks.
+
+        Playwright matches it inside its driver, so allowed requests never make a round trip
+        through Python; only blocked ones reach the route handler, which aborts and counts them.
+        """
+        allowed = [r"(?:data|blob|about):"]
+        for origin in sorted(self._origins):
+            scheme, rest = origin.split("://", 1)
+            host, port = rest.rsplit(":", 1)
+            hosts = ["127.0.0.1", "localhost"] if host == "127.0.0.1" else [host]
+            default = {"http": "80", "https": "443", "ws": "80", "wss": "443"}.get(scheme)
+            ports = [f":{port}", ""] if port == default else [f":{port}"]
+            for h in hosts:
+                for p in ports:
+                    allowed.append(re.escape(f"{scheme}://{h}{p}") + r"(?:[/?#]|$)")
+        return re.compile(r"^(?!" + "|".join(allowed) + ")", re.IGNORECASE)
 
     def allows(self, url: str) -> bool:
         """Whether a request to ``url`` may go out."""
@@ -121,11 +139,14 @@ class BrowserSession:
 
     # -- setup ---------------------------------------------------------------------------
 
-    async def _start(self) -> None:
-        await self.context.route("**/*", self._route)
-        page = await self.context.new_page()
+    async def _start(self, page: Page | None = None) -> None:
+        """Install the network policy and the first tab (``page``, else a new one)."""
+        await self.guard(self.context.route(self.policy.block_pattern(), self._route))
+        if page is None:
+            page = await self.guard(self.context.new_page())
         if page not in self.pages:
             self.pages.append(page)
+            page.on("close", self._on_close)
 
     def _on_page(self, page: Page) -> None:
         # popups and window.open() land here; the new tab becomes active, as in WebArena

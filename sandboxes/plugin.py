@@ -56,6 +56,9 @@ AVAILABLE: dict[str, Callable[[], bool]] = {
 
 
 def register_builtin_sandboxes(register: Callable[..., Any]) -> None:
-    """Register docker, bubblewrap, fake and browser: ``register(name, "module:Class", available=...)``."""
+    """Register docker, bubblewrap, fake and browser.
+
+    Each as ``register(name, "module:Class", available=...)``.
+    """
     for name, entry_point, description in BUILTIN:
         register(name, entry_point, available=AVAILABLE[name], description=description)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import http.server
 import os
 import signal
@@ -119,9 +120,10 @@ def test_sync_api_tabs_and_tool_calls() -> None:
         assert "Tab 1 (current)" in obs["text"]
         obs, *_ = env.step('<tool_call>{"name": "tab_focus", "arguments": {"index": 0}}'
                            "</tool_call>")
-        assert "Tab 0 (current)" in obs["text"]
-        obs, *_ = env.step("close_tab")
-        assert "Tabs:" not in obs["text"]
+        assert "Tab 0 (current)" in obs["text"] and "Click Me!" in obs["text"]
+        obs, *_ = env.step("tab_focus('1')")
+        obs, reward, terminated, *_ = env.step("close_tab")
+        assert "Tabs:" not in obs["text"] and not terminated
         button = next(ln.split("]")[0].strip().lstrip("[") for ln in obs["text"].splitlines()
                       if "button 'Click Me!'" in ln)
         obs, reward, terminated, _, info = env.step(
@@ -156,10 +158,16 @@ def _live_chromium() -> list[int]:
 
 
 def _engine_run(policy: Any, requests: list[EpisodeRequest], num_envs: int) -> list[Any]:
-    engine = Engine("miniwob/click-test-v0", policy, num_envs=num_envs,
-                    config=RolloutConfig(max_turns=3, env_timeout_s=60),
-                    env_kwargs={"split": "test", "screenshot": False})
-    return engine.run(requests)
+    async def run() -> list[Any]:
+        engine = Engine("miniwob/click-test-v0", policy, num_envs=num_envs,
+                        config=RolloutConfig(max_turns=3, env_timeout_s=120),
+                        env_kwargs={"split": "test", "screenshot": False})
+        try:
+            return await engine.arun(requests)
+        finally:
+            await engine.aclose()
+
+    return asyncio.run(run())
 
 
 def test_browser_killed_mid_episode_is_aborted_and_the_next_runs() -> None:
