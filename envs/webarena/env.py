@@ -16,8 +16,10 @@ writes them) or ``config`` (a YAML/JSON file holding these three keys).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
+import re
 import secrets
 from pathlib import Path
 from typing import Any
@@ -25,7 +27,7 @@ from typing import Any
 import httpx
 
 from agentgym.envs.web import INSTRUCTIONS as WEB_INSTRUCTIONS
-from agentgym.envs.web import WebAction, WebEnv
+from agentgym.envs.web import WebAction, WebEnv, parse_action
 from agentgym.errors import EnvError
 from agentgym.sandboxes.browser import (
     BrowserConfig,
@@ -46,6 +48,7 @@ from .sites.state import SESSION_COOKIE, SITES
 from .tasks import load_tasks, read_raw, to_tasks
 
 logger = logging.getLogger(__name__)
+_TREE_ID = re.compile(r"(?m)^(\t*)\[(\d+)\]")
 
 PLACEHOLDERS = {site: f"__{site.upper()}__" for site in SITES}
 """WebArena site name -> its URL placeholder in task files (``__SHOPPING_ADMIN__``)."""
@@ -103,6 +106,7 @@ class WebArenaEnv(WebEnv):
         self._spare: asyncio.Task[BrowserSession] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._login_cookies: dict[str, str] = {}
+        self._to_backend: dict[int, int] = {}
 
     # -- sites -------------------------------------------------------------------------------
 
@@ -249,7 +253,7 @@ class WebArenaEnv(WebEnv):
                     await asyncio.wait_for(loaded.wait(), self.browser_config.timeout_s)
                 except TimeoutError:
                     logger.debug("a navigation did not finish in time")
-            obs = await super().observe()
+            obs = self._renumber(await super().observe())
             if not self.axtree or len(self.tree.text.splitlines()) > 1 or self.session is None:
                 return obs
             try:
@@ -258,6 +262,48 @@ class WebArenaEnv(WebEnv):
                 logger.debug("waiting for a blank page to load: %s", e)
             await asyncio.sleep(0.05)
         return obs
+
+    def _renumber(self, obs: Any) -> Any:
+        """Show element ids numbered in tree order (1, 2, ...) instead of Chromium's node ids.
+
+        Chromium's backend node ids depend on the renderer's history and on timing, so the same
+        page could show different ids; ids in tree order make an observation a function of the
+        page alone (a seeded reset repeats exactly). Actions are mapped back in :meth:`_astep`.
+        """
+        mapping: dict[int, int] = {}
+
+        def number(m: re.Match[str]) -> str:
+            new = len(mapping) + 1
+            mapping[new] = int(m.group(2))
+            return f"{m.group(1)}[{new}]"
+
+        obs = dict(obs)
+        obs["text"] = _TREE_ID.sub(number, str(obs["text"]))
+        self._to_backend = mapping
+        return obs
+
+    async def _astep(self, action: Any) -> Any:
+        """Map the observation's element id back to Chromium's, then take WebEnv's step."""
+        if self.done or self.session is None or isinstance(action, WebAction):
+            return await super()._astep(action)
+        try:
+            parsed = parse_action(action, self.tools)
+        except Exception:  # the base step reports the parse error as an observation
+            return await super()._astep(action)
+        if parsed.element is None:
+            return await super()._astep(parsed)
+        backend = self._to_backend.get(parsed.element)
+        if backend is None:
+            self.steps += 1
+            self.last_error = (f"no element [{parsed.element}] in the current page; use an id "
+                               "from the latest observation")
+            info = {"step": self.steps, "action": parsed.to_text(), "error": self.last_error,
+                    "blocked_requests": self.session.policy.blocked}
+            return await self.observe(), 0.0, False, False, info
+        obs, reward, terminated, truncated, info = await super()._astep(
+            dataclasses.replace(parsed, element=backend))
+        info["action"] = parsed.to_text()
+        return obs, reward, terminated, truncated, info
 
     async def _login(self, sites: Any) -> None:
         assert self.session is not None  # noqa: S101
