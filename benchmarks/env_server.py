@@ -81,6 +81,7 @@ async def over_http(url: str, sessions: int, seconds: float) -> dict[str, Any]:
     """``sessions`` HTTP sessions (``/reset`` then ``/step`` requests) for ``seconds``."""
     limits = httpx.Limits(max_connections=sessions, max_keepalive_connections=sessions)
     latencies: list[float] = []
+    errors: list[float] = []
     async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as http:
 
         async def reset(session_id: str | None, seed: int | None = None) -> str:
@@ -97,8 +98,12 @@ async def over_http(url: str, sessions: int, seconds: float) -> dict[str, Any]:
             n = 0
             while time.perf_counter() < end:
                 t = time.perf_counter()
-                r = await http.post("/step", json={"session_id": session_id,
-                                                   "action": {"content": GUESS}})
+                payload = {"session_id": session_id, "action": {"content": GUESS}}
+                try:
+                    r = await http.post("/step", json=payload)
+                except httpx.TransportError:  # a dropped keep-alive connection: count, retry
+                    errors.append(time.perf_counter())
+                    r = await http.post("/step", json=payload)
                 body = r.raise_for_status().json()
                 latencies.append(time.perf_counter() - t)
                 n += 1
@@ -110,6 +115,8 @@ async def over_http(url: str, sessions: int, seconds: float) -> dict[str, Any]:
         steps = sum(await asyncio.gather(*(lane(s) for s in ids)))
         elapsed = time.perf_counter() - start
         await asyncio.gather(*(http.post("/close", json={"session_id": s}) for s in ids))
+    if errors:
+        console.print(f"http: {len(errors)} requests retried after a dropped connection")
     return {"steps": steps, "seconds": elapsed, "latencies": latencies}
 
 

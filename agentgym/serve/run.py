@@ -18,7 +18,7 @@ def _uvicorn(app: Any, host: str, port: int, log_level: str) -> None:
     import uvicorn
 
     uvicorn.run(app, host=host, port=port, log_level=log_level, ws_max_size=64 * 2**20,
-                timeout_graceful_shutdown=5)
+                timeout_graceful_shutdown=5, timeout_keep_alive=75)
 
 
 def serve_http(
