@@ -29,6 +29,10 @@ TYPE_DELAY_MS = 8
 """Delay between typed characters (xdotool's default of 12 ms is slower)."""
 CLICK_SETTLE_S = 0.1
 """Pause after a click, so the app has moved the keyboard focus before the next keys arrive."""
+VNC_CLICK_SETTLE_S = 0.3
+KEY_GAP_S = 0.01
+"""Gap between two key events sent over VNC."""
+"""The same over VNC: the server injects the pointer events a little later."""
 
 
 class BackendError(InfrastructureError):
@@ -148,20 +152,24 @@ class LocalBackend(Backend):
             raise BackendError(f"cannot read the pointer position of {self.display}") from e
 
 
-def keysym(name: str) -> int:
-    """The X keysym number of a key name or one character."""
-    from Xlib import XK
+_VNC_NAMES = {
+    "Return": "enter", "Tab": "tab", "BackSpace": "bsp", "Escape": "esc", "Delete": "del",
+    "Insert": "ins", "Home": "home", "End": "end", "Prior": "pgup", "Next": "pgdn",
+    "Left": "left", "Up": "up", "Right": "right", "Down": "down", "space": " ", "ctrl": "ctrl",
+    "alt": "alt", "shift": "shift", "super": "super", "\n": "enter", "\t": "tab",
+    "minus": "-", "equal": "=", "bracketleft": "[", "bracketright": "]", "semicolon": ";",
+    "apostrophe": "'", "comma": ",", "period": ".", "slash": "/", "backslash": "\\",
+    "grave": "`", "plus": "+", "Caps_Lock": "caplk",
+}
+_VNC_NAMES.update({f"F{i}": f"f{i}" for i in range(1, 13)})
 
-    aliases = {"ctrl": "Control_L", "alt": "Alt_L", "shift": "Shift_L", "super": "Super_L",
-               "\n": "Return", "\t": "Tab", " ": "space"}
-    name = aliases.get(name, name)
-    if len(name) == 1:
-        code = ord(name)
-        return code if code < 0x100 else 0x01000000 | code
-    value = XK.string_to_keysym(name)
-    if not value:
-        raise ValueError(f"no keysym for {name!r}")
-    return int(value)
+
+def vnc_key(name: str) -> str:
+    """vncdotool's name of a key (one character stands for itself)."""
+    key = _VNC_NAMES.get(name, name)
+    if len(key) != 1 and key not in _VNC_NAMES.values():
+        raise ValueError(f"no VNC key for {name!r}")
+    return key
 
 
 class VNCBackend(Backend):
@@ -184,6 +192,8 @@ class VNCBackend(Backend):
         screen = self.client.screen
         self.size = screen.size
         self._pos = (0, 0)
+        # x11vnc sets up its keymap and pointer on the first events and may drop them
+        self._keys(["shift"])
 
     def _call(self, method: str, *args: Any) -> Any:
         try:
@@ -192,14 +202,18 @@ class VNCBackend(Backend):
             raise BackendError(f"VNC {method} failed: {e}") from e
 
     def _move(self, x: int, y: int) -> None:
-        self._call("mouseMove", int(x), int(y))
+        # x11vnc coalesces pointer events and applies the last one only when another arrives:
+        # every pointer event is followed by a repeat of the position, so it takes effect now
+        for _ in range(2):
+            self._call("mouseMove", int(x), int(y))
         self._pos = (int(x), int(y))
 
     def _buttons(self, button: int, clicks: int) -> None:
-        for i in range(clicks):
-            self._call("mousePress", button)
-            if i + 1 < clicks:
-                time.sleep(0.06)
+        for _ in range(clicks):
+            self._call("mouseDown", button)
+            self._move(*self._pos)
+            self._call("mouseUp", button)
+            self._move(*self._pos)
 
     def execute(self, p: Primitive) -> None:
         """Translate ``p`` into RFB pointer and key events."""
@@ -210,38 +224,43 @@ class VNCBackend(Backend):
             self._move(self._pos[0] + (p.x or 0), self._pos[1] + (p.y or 0))
         elif k == "click":
             self._buttons(p.button, p.clicks)
-            time.sleep(CLICK_SETTLE_S)
+            time.sleep(VNC_CLICK_SETTLE_S)
         elif k in ("down", "up"):
             self._call("mouseDown" if k == "down" else "mouseUp", p.button)
+            self._move(*self._pos)
         elif k in ("drag", "drag_rel", "swipe", "long_press"):
             start = (p.x, p.y) if k in ("swipe", "long_press") else self._pos
             end = {"drag": (p.x, p.y), "swipe": (p.x2, p.y2), "long_press": (p.x, p.y),
                    "drag_rel": (self._pos[0] + (p.x or 0), self._pos[1] + (p.y or 0))}[k]
             self._move(int(start[0] or 0), int(start[1] or 0))
             self._call("mouseDown", p.button if k.startswith("drag") else 1)
+            self._move(*self._pos)
             time.sleep(p.seconds if k == "long_press" else 0.05)
             self._move(int(end[0] or 0), int(end[1] or 0))
             time.sleep(0.05)
             self._call("mouseUp", p.button if k.startswith("drag") else 1)
+            self._move(*self._pos)
         elif k == "scroll":
             for steps, neg, pos in ((p.dy, 4, 5), (p.dx, 6, 7)):
                 for _ in range(min(abs(steps), 50)):
                     self._call("mousePress", pos if steps > 0 else neg)
         elif k == "type":
             for ch in p.text:
-                self._keys([keysym(ch)])
+                self._keys([vnc_key(ch)])
         elif k == "key":
-            self._keys([keysym(name) for name in p.keys])
+            self._keys([vnc_key(name) for name in p.keys])
         elif k in ("key_down", "key_up"):
-            self._call("keyEvent", keysym(p.keys[0]), 1 if k == "key_down" else 0)
+            self._call("keyDown" if k == "key_down" else "keyUp", vnc_key(p.keys[0]))
         elif k == "wait":
             time.sleep(p.seconds)
 
-    def _keys(self, syms: list[int]) -> None:
-        for s in syms:
-            self._call("keyEvent", s, 1)
-        for s in reversed(syms):
-            self._call("keyEvent", s, 0)
+    def _keys(self, names: list[str]) -> None:
+        for name in names:
+            self._call("keyDown", name)
+            time.sleep(KEY_GAP_S)
+        for name in reversed(names):
+            self._call("keyUp", name)
+            time.sleep(KEY_GAP_S)
 
     def screenshot(self) -> Image.Image:
         """Request a full framebuffer update and return it."""
@@ -260,4 +279,4 @@ class VNCBackend(Backend):
             pass
 
 
-__all__ = ["Backend", "BackendError", "LocalBackend", "VNCBackend", "keysym", "png_bytes"]
+__all__ = ["Backend", "BackendError", "LocalBackend", "VNCBackend", "png_bytes", "vnc_key"]

@@ -90,7 +90,8 @@ def test_the_engine_records_a_killed_desktop_as_aborted_and_runs_the_next_episod
     deadline = time.monotonic() + 15  # the engine closes replaced envs in the background
     while set(_my_desktops()) - others and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert set(_my_desktops()) - others == set() and all(pids_with_label(label) == [] for label in seen)
+    assert set(_my_desktops()) - others == set()
+    assert all(pids_with_label(label) == [] for label in seen)
 
 
 def test_close_leaves_no_process_and_no_folder():

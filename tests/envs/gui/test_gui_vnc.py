@@ -1,0 +1,82 @@
+"""The VNC backend against the desktop's own x11vnc gives the local backend's results."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import numpy as np
+import pytest
+
+from agentgym.envs.gui.actions import Primitive
+from agentgym.envs.gui.backends import Backend, LocalBackend, VNCBackend
+from agentgym.envs.gui.tasks import STATE_FILE, _tk_config
+from agentgym.sandboxes.desktop import DesktopConfig, DesktopSandbox
+
+from .gui_helpers import needs_desktop
+
+pytestmark = [pytest.mark.xvfb, needs_desktop]
+
+
+def _state(desktop: DesktopSandbox) -> dict:
+    time.sleep(0.4)
+    return json.loads((desktop.home / STATE_FILE).read_text())
+
+
+def _click(backend: Backend, box: list[int]) -> None:
+    x, y, w, h = box
+    backend.execute(Primitive("click", x + w // 2, y + h // 2))
+
+
+def test_vnc_and_local_backends_see_and_do_the_same():
+    with DesktopSandbox(DesktopConfig(vnc=True, width=1024, height=640)) as desktop:
+        local = LocalBackend(desktop.display, desktop.environ(), (1024, 640))
+        vnc = VNCBackend("127.0.0.1", int(desktop.vnc_port or 0))
+        try:
+            assert vnc.size == (1024, 640)
+            desktop.setup(_tk_config("settings", {"dark_mode": False}))
+            a = np.asarray(local.screenshot(), dtype=np.int16)
+            deadline, diff = time.monotonic() + 15, 255.0
+            while diff >= 1.0 and time.monotonic() < deadline:  # x11vnc polls for changes
+                diff = float(np.abs(a - np.asarray(vnc.screenshot(), dtype=np.int16)).mean())
+            assert diff < 1.0, "the VNC framebuffer differs from the X server's"
+
+            boxes = {w["name"]: w["bbox"] for w in _state(desktop)["widgets"]}
+            _click(local, boxes["font_size"])
+            for backend, text in ((vnc, "16"), (local, "24")):
+                backend.execute(Primitive("key", keys=("ctrl", "a")))  # Tk: start of line
+                backend.execute(Primitive("key", keys=("ctrl", "k")))  # Tk: kill to end
+                backend.execute(Primitive("type", text=text))
+                assert _state(desktop)["values"]["font_size"] == text
+
+            vnc.execute(Primitive("move", 300, 200))
+            time.sleep(0.3)
+            assert local.cursor() == vnc.cursor() == (300, 200)
+        finally:
+            vnc.close()
+
+
+def _center(box: list[int]) -> tuple[int, int]:
+    x, y, w, h = box
+    return x + w // 2, y + h // 2
+
+
+def test_vnc_clicks_match_local_clicks():
+    with DesktopSandbox(DesktopConfig(vnc=True, width=1024, height=640)) as desktop:
+        local = LocalBackend(desktop.display, desktop.environ(), (1024, 640))
+        vnc = VNCBackend("127.0.0.1", int(desktop.vnc_port or 0))
+        try:
+            desktop.setup(_tk_config("settings", {"dark_mode": False}))
+            boxes = {w["name"]: w["bbox"] for w in _state(desktop)["widgets"]}
+            seen = []
+            for backend in (vnc, vnc, local, local):  # each click toggles the checkbox
+                _click(backend, boxes["dark_mode"])
+                seen.append(_state(desktop)["values"]["dark_mode"])
+            assert seen == [True, False, True, False]
+            _click(vnc, boxes["language_german"])
+            assert _state(desktop)["values"]["language"] == "German"
+            _click(local, boxes["language_french"])
+            assert _state(desktop)["values"]["language"] == "French"
+
+        finally:
+            vnc.close()
