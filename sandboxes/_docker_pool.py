@@ -371,9 +371,16 @@ class ContainerPool:
             doomed = self._idle + list(self._busy.values())
             self._idle, self._busy = [], {}
             self._cond.notify_all()
-        if doomed:
-            with ThreadPoolExecutor(max_workers=min(16, len(doomed))) as stopper:
-                list(stopper.map(lambda c: remove_container(self.client, c, wait=False), doomed))
+        # Plain threads: at interpreter exit (atexit) executors accept no new work.
+        stoppers = [
+            threading.Thread(target=remove_container, args=(self.client, c),
+                             kwargs={"wait": False}, daemon=True)
+            for c in doomed
+        ]  # fmt: skip
+        for thread in stoppers:
+            thread.start()
+        for thread in stoppers:
+            thread.join(timeout=30.0)
         self._bg.shutdown(wait=True)
         with contextlib.suppress(Exception):
             self.client.close()

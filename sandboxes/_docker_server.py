@@ -37,6 +37,8 @@ from pathlib import Path
 from ._pump import CappedBuffer, pump
 
 MOUNT = "/agentgym"
+CLEANUP_GRACE_S = 30.0
+"""How long past its deadline the host waits for the server's reply before giving up on it."""
 SOCKET_NAME = "run.sock"
 _LEN = struct.Struct(">I")
 
@@ -108,9 +110,12 @@ def run_on_server(
             sock.sendall(tar)
         stdin_owned = False  # pump closes it
         got = pump(in_w, out_r, err_r, stdin, cap=cap, deadline=deadline)
-        if got.deadline_hit:
-            return ServerOutput(got.stdout, got.stderr, None, 0.0, True, None, b"", True)
-        sock.settimeout(max(0.01, deadline - time.monotonic()))
+        for fd in (out_r, err_r):  # stop reading: leftover writers get EPIPE and die sooner
+            os.close(fd)
+        out_r = err_r = -1
+        # The server killed the program at its time limit; the reply proves the container is
+        # fine even when killing a fork bomb's leftovers took the server a while.
+        sock.settimeout(max(0.01, deadline - time.monotonic()) + CLEANUP_GRACE_S)
         try:
             length = _LEN.unpack(_recv_exact(sock, _LEN.size))[0]
             reply = json.loads(_recv_exact(sock, length))
@@ -123,7 +128,8 @@ def run_on_server(
         )  # fmt: skip
     finally:
         sock.close()
-        for fd in [*child_ends, out_r, err_r, *([in_w] if stdin_owned else [])]:
+        for fd in [*child_ends, *(fd for fd in (out_r, err_r) if fd >= 0),
+                   *([in_w] if stdin_owned else [])]:  # fmt: skip
             with contextlib.suppress(OSError):
                 os.close(fd)
 

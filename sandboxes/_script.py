@@ -38,21 +38,32 @@ KILL_LEFTOVERS = "n=0; while kill -9 -1 2>/dev/null && [ $n -lt 2000 ]; do n=$((
 WIPE = "rm -rf /work/* /work/.[!.]* /work/..?* /tmp/* /tmp/.[!.]* /tmp/..?* 2>/dev/null"
 
 
+AS_BACKSTOP_FACTOR = 8
+AS_BACKSTOP_MIN_MB = 4096
+
+
 def rlimits(limits: SandboxLimits, *, nproc: bool, address_space: bool) -> dict[str, int]:
     """The per-process limits enforcing ``limits``, by ``prlimit`` option name.
 
-    ``address_space`` adds ``RLIMIT_AS`` at ``memory_mb``: only where no cgroup caps memory,
-    because an address-space limit also counts the untouched stacks and arenas that threads
-    reserve (512 MB allows about 14 Python threads), while a cgroup counts memory really used.
+    ``address_space=True`` caps ``RLIMIT_AS`` at ``memory_mb``: the memory limit where no cgroup
+    caps memory. Where a cgroup does (``False``), the cgroup is the memory limit and
+    ``RLIMIT_AS`` is only a generous backstop (8 x ``memory_mb``, at least 4 GB) that makes an
+    absurd allocation fail at once with ``MemoryError``: an address-space limit also counts the
+    untouched stacks and malloc arenas that threads reserve (512 MB allows about 14 Python
+    threads), while the cgroup counts memory really used.
     """
+    if address_space:
+        as_bytes = limits.memory_mb * 1024 * 1024
+    else:
+        backstop_mb = max(AS_BACKSTOP_FACTOR * limits.memory_mb, AS_BACKSTOP_MIN_MB)
+        as_bytes = backstop_mb * 1024 * 1024
     out = {
         "fsize": limits.file_size_mb * 1024 * 1024,
         "cpu": math.ceil(limits.timeout_s * max(1.0, limits.cpus)) + 1,
         "nofile": 256,
         "core": 0,
+        "as": as_bytes,
     }
-    if address_space:
-        out["as"] = limits.memory_mb * 1024 * 1024
     if nproc:
         out["nproc"] = limits.pids
     return out
