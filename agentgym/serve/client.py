@@ -161,12 +161,12 @@ class RemoteEnv(AgentEnv):
         reply = json.loads(raw)
         if reply.get("type") == "error":
             data = reply.get("data") or {}
-            message = f"env server: {data.get('message', reply)}"
+            text = f"env server: {data.get('message', reply)}"
             if data.get("code") == "VALIDATION_ERROR":  # the request was wrong, not the server
-                raise EnvError(message)
+                raise EnvError(text)
             if data.get("code") in ("SESSION_ERROR", "CAPACITY_REACHED", "FACTORY_ERROR"):
                 await self._drop()
-            raise RemoteEnvError(message)
+            raise RemoteEnvError(text)
         return reply  # type: ignore[no-any-return]
 
     # -- AgentEnv hooks ----------------------------------------------------------------------
