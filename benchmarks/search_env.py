@@ -57,7 +57,13 @@ async def drive(url: str, queries: Sequence[str], k: int, clients: int) -> float
     async def client(http: httpx.AsyncClient) -> None:
         while pending:
             q = pending.pop()
-            r = await http.post("/retrieve", json={"queries": [q], "topk": k})
+            for attempt in range(3):  # a keep-alive connection closed by the server: reconnect
+                try:
+                    r = await http.post("/retrieve", json={"queries": [q], "topk": k})
+                    break
+                except httpx.TransportError:
+                    if attempt == 2:
+                        raise
             r.raise_for_status()
 
     limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .corpus import Corpus
-from .world import Entity
+from .world import Entity, World
 
 # (start kind, fact keys followed in order, question template); {x} is the start entity's name.
 ONE_HOP = (
@@ -74,7 +74,7 @@ THREE_HOP = (
     ("event", ("organiser_id", "founder_id", "born"), "In what year was the founder of the "
      "organisation that organised the {x} born?"),
 )
-# (kind, compared numeric fact, question template with {a} and {b}, True: smaller value wins)
+# (kind, compared numeric fact, question template with {a} and {b}); the smaller value wins
 COMPARISON = (
     ("person", "born", "Who was born first, {a} or {b}?"),
     ("organisation", "founded", "Which was founded first, the {a} or the {b}?"),
@@ -109,16 +109,24 @@ class QAItem:
         return asdict(self)
 
 
-def _answers(value: Any, world_get: Any) -> list[str]:
+def _answers(value: Any) -> list[str]:
+    """The gold answer and its aliases for a fact's value."""
     if isinstance(value, Entity):
         return [value.name, *value.aliases]
     return [str(value)]
 
 
+def _world(corpus: Corpus) -> World:
+    """The world behind a generated corpus (loaded corpora have none)."""
+    if corpus.world is None:
+        raise ValueError("questions can only be generated for a generated corpus")
+    return corpus.world
+
+
 def _follow(corpus: Corpus, start: Entity, keys: tuple[str, ...]) -> tuple[Any, list[str],
                                                                            list[str]]:
     """Walk ``keys`` from ``start``: (final value, supporting passage ids, per-hop queries)."""
-    assert corpus.world is not None  # internal: only generated corpora have a world
+    world = _world(corpus)
     ent, value = start, None
     supporting, queries = [], []
     for key in keys:
@@ -126,26 +134,24 @@ def _follow(corpus: Corpus, start: Entity, keys: tuple[str, ...]) -> tuple[Any, 
         queries.append(ent.name)
         value = ent.attrs[key]
         if key.endswith("_id"):
-            value = corpus.world.get(value)
+            value = world.get(value)
             ent = value
     return value, supporting, queries
 
 
 def _bridge(corpus: Corpus, c: int, rng: random.Random, templates: tuple[Any, ...],
             hops: int) -> QAItem:
-    assert corpus.world is not None
     kind, keys, text = rng.choice(templates)
-    start = rng.choice(corpus.world.of_kind(c, kind))
+    start = rng.choice(_world(corpus).of_kind(c, kind))
     value, supporting, queries = _follow(corpus, start, keys)
-    return QAItem("", text.format(x=start.name), _answers(value, corpus.world.get), hops=hops,
+    return QAItem("", text.format(x=start.name), _answers(value), hops=hops,
                   kind="single" if hops == 1 else "bridge", supporting=supporting,
                   queries=queries, cluster=c, template="/".join((kind, *keys)))
 
 
 def _comparison(corpus: Corpus, c: int, rng: random.Random) -> QAItem | None:
-    assert corpus.world is not None
     kind, key, text = rng.choice(COMPARISON)
-    a, b = rng.sample(corpus.world.of_kind(c, kind), 2)
+    a, b = rng.sample(_world(corpus).of_kind(c, kind), 2)
     if a.attrs[key] == b.attrs[key]:
         return None
     winner = a if a.attrs[key] < b.attrs[key] else b
@@ -158,10 +164,8 @@ def _comparison(corpus: Corpus, c: int, rng: random.Random) -> QAItem | None:
 def generate_questions(corpus: Corpus, seed: int = 0, test_fraction: float = 0.2,
                        per_cluster: dict[str, int] | None = None) -> list[QAItem]:
     """Draw questions for every cluster of a generated corpus and split them by cluster."""
-    if corpus.world is None:
-        raise ValueError("questions can only be generated for a generated corpus")
     rng = random.Random(seed + 2)
-    n = len(corpus.world.clusters)
+    n = len(_world(corpus).clusters)
     order = list(range(n))
     rng.shuffle(order)
     test_clusters = set(order[: max(1, round(n * test_fraction))])
@@ -193,4 +197,5 @@ def generate_questions(corpus: Corpus, seed: int = 0, test_fraction: float = 0.2
 
 
 def _kind_of(item: QAItem) -> str:
+    """``1hop``, ``2hop``, ``3hop`` or ``comparison`` (the keys of :data:`PER_CLUSTER`)."""
     return "comparison" if item.kind == "comparison" else f"{item.hops}hop"

@@ -6,6 +6,9 @@ from typing import Any
 
 ENTRY = "agentgym.envs.search.env:SearchEnv"
 TASKS = "agentgym.envs.search.env:load_tasks"
+LOOKUP_TEMPLATES: tuple[str, ...] = ("person/born", "work/year", "organisation/founded",
+                                     "city/founded")
+"""1-hop questions whose answer is a year stated in the top BM25 result (see docs/search.md)."""
 
 
 def register_search(register: Any) -> None:
@@ -28,7 +31,3 @@ def register_search(register: Any) -> None:
              description="One-hop questions with the top search result shown; one-turn answer "
                          "(the SmolLM2 learning subset).")
 
-
-LOOKUP_TEMPLATES: tuple[str, ...] = ("person/born", "work/year", "organisation/founded",
-                                     "city/founded")
-"""1-hop questions whose answer is a year stated in the top BM25 result (see docs/search.md)."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import json
 import logging
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -23,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 
 from .retrievers.base import MAX_K, Hit, Retriever
@@ -33,6 +34,8 @@ MAX_BATCH = 512
 """Most queries one request may carry."""
 MAX_BODY_BYTES = 1_000_000
 MAX_QUERY_CHARS = 2_000
+KEEP_ALIVE_S = 60
+"""Idle keep-alive connections live this long (uvicorn's 5 s default races with busy clients)."""
 
 
 class RetrieveRequest(BaseModel):
@@ -136,18 +139,19 @@ def create_app(retriever: Retriever, max_batch: int = MAX_BATCH,
         return {"status": "ok", "retriever": retriever.name, "batches": batcher.batches,
                 "queries": batcher.queries}
 
-    @app.post("/retrieve")
-    async def retrieve(body: RetrieveRequest) -> dict[str, Any]:
+    @app.post("/retrieve", response_class=Response)
+    async def retrieve(body: RetrieveRequest) -> Response:
         """Search-R1's ``/retrieve``: the top ``topk`` passages of every query."""
         if len(body.queries) > max_batch:
             raise HTTPException(413, f"{len(body.queries)} queries in one request; the limit "
                                      f"is {max_batch}: split the batch")
         if any(len(q) > MAX_QUERY_CHARS for q in body.queries):
             raise HTTPException(422, f"a query is longer than {MAX_QUERY_CHARS} characters")
-        if not body.queries:
-            return {"result": []}
-        hits = await batcher.search(body.queries, body.topk)
-        return {"result": [[h.to_search_r1(body.return_scores) for h in row] for row in hits]}
+        hits = await batcher.search(body.queries, body.topk) if body.queries else []
+        result = [[h.to_search_r1(body.return_scores) for h in row] for row in hits]
+        # serialised directly: FastAPI's generic encoder costs more than the search itself
+        return Response(json.dumps({"result": result}, ensure_ascii=False),
+                        media_type="application/json")
 
     @app.get("/passages/{doc_id}")
     async def passage(doc_id: str) -> dict[str, str]:
@@ -179,7 +183,7 @@ def serve(retriever: Retriever, host: str = "127.0.0.1", port: int = 8000,
         raise ValueError(f"refusing to bind {host!r}: the service has no authentication; pass "
                          "allow_public=True (--allow-public) to expose it beyond this machine")
     uvicorn.run(create_app(retriever, max_batch), host=host, port=port, log_level="warning",
-                access_log=False)
+                access_log=False, timeout_keep_alive=KEEP_ALIVE_S)
 
 
 def serve_corpus(retriever: str = "bm25", corpus_path: str | None = None,
