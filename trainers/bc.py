@@ -131,6 +131,8 @@ class BCWarmupTrainer(GRPOTrainer):
         self.rollouts.rollout_config = rc
         for engine in (self.rollouts.train_engine, self.rollouts.eval_engine):
             engine.config = rc
+        if hasattr(self.policy, "timeout_s"):  # the hf policy's own wait for a batch slot
+            self.policy.timeout_s = max(float(self.policy.timeout_s), PATIENT_S)
 
     def evaluate(self) -> dict[str, float]:
         """Held-out online success, plus SOP, TSR and PG on the same tasks with ``sop_eval``."""
