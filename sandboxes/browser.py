@@ -310,7 +310,7 @@ class BrowserPool:
         try:
             page = await asyncio.wait_for(context.new_page(), self.config.timeout_s)
         except BaseException:
-            await _quiet_close(context)
+            await _quiet_close(context, self.config.timeout_s)
             raise
         return context, page
 
@@ -324,7 +324,7 @@ class BrowserPool:
             context, _ = await spare
         except BaseException:  # cancelled or failed: nothing was opened to close
             return
-        await _quiet_close(context)
+        await _quiet_close(context, self.config.timeout_s)
 
     async def _new_context(self, handle: _BrowserHandle) -> Any:
         width, height = self.config.viewport
@@ -402,9 +402,9 @@ class BrowserPool:
         await self.aclose()
 
 
-async def _quiet_close(context: Any) -> None:
+async def _quiet_close(context: Any, timeout_s: float = 30.0) -> None:
     try:
-        await asyncio.wait_for(context.close(), 5.0)
+        await asyncio.wait_for(context.close(), timeout_s)
     except Exception as e:  # a dead browser cannot close it; it is gone with the process
         logger.debug("closing a spare context failed: %s", e)
 

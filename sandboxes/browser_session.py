@@ -252,7 +252,7 @@ class BrowserSession:
         self.closed = True
         try:
             if not self.handle.dead:
-                await asyncio.wait_for(self.context.close(), 5.0)
+                await asyncio.wait_for(self.context.close(), self.timeout_s)
         except Exception as e:  # a dead browser cannot close its context; the slot is freed
             logger.debug("closing a browser context failed: %s", e)
         finally:
