@@ -18,7 +18,7 @@ from typing import Any
 _LAZY = {
     "GRPOTrainer": "grpo",
     "TrainConfig": "config",
-    "TrainResult": "grpo",
+    "TrainResult": "state",
     "aggregation_weights": "losses",
     "dr_grpo_advantages": "advantages",
     "grpo_advantages": "advantages",

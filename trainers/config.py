@@ -72,6 +72,9 @@ class TrainConfig:
         default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj"]
     )
     """Module names that get adapters."""
+    parallel: str = "ddp"
+    """With several ranks (torchrun): ``ddp`` (every rank holds the whole model) or ``fsdp``
+    (FSDP2: weights, gradients and optimizer state sharded over the ranks)."""
     gradient_checkpointing: bool = False
     """Recompute activations in the backward pass (less memory, about 30% slower)."""
 
@@ -92,6 +95,12 @@ class TrainConfig:
     """Sampling temperature of training rollouts."""
     top_p: float = 1.0
     """Nucleus sampling mass of training rollouts (1.0 = off)."""
+    policy_timeout_s: float = 300.0
+    """Longest wait for one policy generation before the episode is aborted."""
+    env_timeout_s: float = 60.0
+    """Longest wait for one env reset or step before the episode is aborted."""
+    episode_timeout_s: float = 600.0
+    """Wall-clock limit of one episode (reaching it truncates the episode)."""
     num_envs: int = 32
     """Env instances in the rollout pool (episodes run concurrently up to this many)."""
     max_batch_size: int = 64

@@ -11,7 +11,8 @@ from __future__ import annotations
 import datetime
 import logging
 import os
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,10 +70,22 @@ def unwrap(model: Any) -> Any:
 
 
 def no_sync(model: Any, skip: bool) -> AbstractContextManager[Any]:
-    """``model.no_sync()`` while accumulating (skip the all-reduce), else a null context."""
+    """Skip the gradient reduction while accumulating (DDP's ``no_sync``, FSDP2's
+    ``set_requires_gradient_sync(False)``), else a null context."""
     if skip and hasattr(model, "no_sync"):
         return model.no_sync()  # type: ignore[no-any-return]
+    if skip and hasattr(model, "set_requires_gradient_sync"):
+        return _fsdp_no_sync(model)
     return nullcontext()
+
+
+@contextmanager
+def _fsdp_no_sync(model: Any) -> Iterator[None]:
+    model.set_requires_gradient_sync(False)
+    try:
+        yield
+    finally:
+        model.set_requires_gradient_sync(True)
 
 
 def barrier(info: DistInfo) -> None:

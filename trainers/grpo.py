@@ -20,7 +20,6 @@ import logging
 import os
 import random
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +30,7 @@ import agentgym
 from agentgym import ConfigError, get_registry
 from agentgym.rollout import Trajectory
 
+from . import fsdp
 from .advantages import informative_groups, overlong_penalty
 from .batch import collate, empty_batch
 from .checkpoint import interrupted, prepare_run_dir
@@ -41,24 +41,11 @@ from .losses import AGGREGATIONS
 from .modeling import autocast_dtype, build_model, frozen_copy, pad_id, pick_device
 from .progress import RunProgress
 from .rollouts import RolloutResult, Rollouts
-from .state import TrainState, final_report, load_checkpoint, save_checkpoint
+from .state import RunParts, TrainResult, TrainState, final_report, load_checkpoint, save_checkpoint
 from .tracking import MetricsLogger
 from .update import make_optimizer, make_scheduler, policy_update, precompute_logprobs
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass
-class TrainResult:
-    """What a finished run produced."""
-
-    output_dir: Path
-    steps: int
-    baseline: dict[str, float] = field(default_factory=dict)
-    """Held-out metrics before training (empty when not evaluated)."""
-    final: dict[str, float] = field(default_factory=dict)
-    """Held-out metrics after the last step."""
-    report_png: Path | None = None
 
 
 class GRPOTrainer:
@@ -103,7 +90,12 @@ class GRPOTrainer:
             model, tokenizer, _ = build_model(cfg, self.device)
         self.tokenizer, self.pad_id = tokenizer, pad_id(tokenizer)
         self.ref_model = frozen_copy(model) if cfg.kl_coef > 0 and not cfg.lora else None
-        self.model = wrap_ddp(model, self.dist, self.device)
+        if cfg.parallel not in ("ddp", "fsdp"):
+            raise ConfigError(f"parallel must be ddp or fsdp, not {cfg.parallel!r}")
+        self.fsdp = cfg.parallel == "fsdp" and self.dist.enabled
+        self.replica = fsdp.replica(model) if self.fsdp else None  # the ranks' rollout copy
+        self.model = (fsdp.shard(model, self.autocast) if self.fsdp
+                      else wrap_ddp(model, self.dist, self.device))
         trainable = [p for p in self.model.parameters() if p.requires_grad]
         self.optimizer = make_optimizer(trainable, cfg)
         self.scheduler = make_scheduler(self.optimizer, cfg)
@@ -143,7 +135,8 @@ class GRPOTrainer:
         if not cfg.policy:
             from agentgym.policies import HFPolicy
 
-            shared = HFPolicy(unwrap(self.model), self.tokenizer, max_batch_size=cfg.max_batch_size,
+            module = self.replica if self.replica is not None else unwrap(self.model)
+            shared = HFPolicy(module, self.tokenizer, max_batch_size=cfg.max_batch_size,
                               autocast=self.autocast)
             return shared, None
         from agentgym.policies import load_policy
@@ -212,32 +205,17 @@ class GRPOTrainer:
 
     def step(self) -> dict[str, float]:
         """Run one training step; returns its metrics."""
-        cfg = self.cfg
         t0 = time.perf_counter()
         self.model.eval()
         groups, ro = self.collect()
         batch, trajs = self.prepare(groups)
-        every = [t for g in ro.groups for t in g]
+        every = [t for g in ro.groups for t in g if not t.aborted]  # aborted: not the model's
         n_total, wins, reward_sum, n_batch = all_sum(
             [len(every), sum(t.success for t in every), sum(t.reward for t in every), len(trajs)],
             self.dist,
         )
         t1 = time.perf_counter()
-        self.model.train()
-        if self.ref_model is not None or (cfg.kl_coef > 0 and cfg.lora):
-            batch.ref_logp = self._ref_logprobs(batch)
-        if cfg.ppo_epochs > 1:
-            batch.old_logp = precompute_logprobs(self.model, batch, cfg.micro_batch_size,
-                                                 cfg.temperature, self.autocast)
-        upd: dict[str, float] = {}
-        if n_batch > 0:
-            guard = getattr(self.policy, "updating_weights", None) if self.sync is None else None
-            upd = policy_update(self.model, batch, cfg, self.loss_fn, self.optimizer,
-                                scheduler=self.scheduler, weights_guard=guard,
-                                autocast=self.autocast)
-            if self.sync is not None and self.dist.is_main:
-                self.sync.push(unwrap(self.model), self.tokenizer)
-        self.model.eval()
+        upd = self.update(batch, trained=n_batch > 0)
         t2 = time.perf_counter()
         self.state.step += 1
         self.state.last_trajectories = trajs
@@ -258,6 +236,40 @@ class GRPOTrainer:
             **upd,
         }
 
+    def update(self, batch: Any, *, trained: bool = True, lr: float | None = None,
+               loss_fn: Any = None) -> dict[str, float]:
+        """The optimizer step(s) on a prepared batch and the weight push; returns its metrics.
+
+        ``trained`` is False when no rank has data (every rank still joins the collectives).
+        Subclasses whose samples do not come from the engine (semi-online RL, behaviour cloning)
+        build their own batch and call this; ``lr`` and ``loss_fn`` override the run's for one
+        phase (see :func:`~agentgym.trainers.update.policy_update`).
+        """
+        cfg = self.cfg
+        self.model.train()
+        if self.ref_model is not None or (cfg.kl_coef > 0 and cfg.lora):
+            batch.ref_logp = self._ref_logprobs(batch)
+        if cfg.ppo_epochs > 1:
+            batch.old_logp = precompute_logprobs(self.model, batch, cfg.micro_batch_size,
+                                                 cfg.temperature, self.autocast)
+        upd: dict[str, float] = {}
+        if trained:
+            shared = self.sync is None and self.replica is None
+            guard = getattr(self.policy, "updating_weights", None) if shared else None
+            upd = policy_update(self.model, batch, cfg, loss_fn or self.loss_fn, self.optimizer,
+                                scheduler=self.scheduler, weights_guard=guard,
+                                autocast=self.autocast, lr=lr)
+            if self.sync is not None and self.dist.is_main:
+                self.sync.push(unwrap(self.model), self.tokenizer)
+        if self.replica is not None:  # FSDP: every rank refreshes its rollout copy (collective)
+            self.policy.load_state_dict(fsdp.full_state(self.model), strict=False)
+        self.model.eval()
+        return upd
+
+    def extra_eval_metrics(self) -> dict[str, float]:
+        """Metrics a subclass adds to each held-out evaluation row (default: none)."""
+        return {}
+
     def _ref_logprobs(self, batch: Any) -> torch.Tensor:
         cfg = self.cfg
         if self.ref_model is not None:
@@ -270,7 +282,7 @@ class GRPOTrainer:
     def evaluate(self) -> dict[str, float]:
         """Held-out success (greedy and sampled) with the current weights."""
         self.model.eval()
-        result = self.rollouts.evaluate(self.eval_ids, self.dist)
+        result = {**self.rollouts.evaluate(self.eval_ids, self.dist), **self.extra_eval_metrics()}
         self.metrics.log(self.state.step, "eval", result)
         self.last_eval = result
         return result
@@ -282,7 +294,7 @@ class GRPOTrainer:
         cfg = self.cfg
         self.setup()
         try:
-            if cfg.resume and load_checkpoint(self):
+            if cfg.resume and load_checkpoint(cfg, self.dist, self.state, self.parts()):
                 logger.info("resumed at step %d", self.state.step)
             elif cfg.eval_at_start:
                 self.baseline = self.evaluate()
@@ -296,15 +308,20 @@ class GRPOTrainer:
                     if cfg.eval_every and (step % cfg.eval_every == 0 or last):
                         self.evaluate()
                     if last or (cfg.save_every and step % cfg.save_every == 0):
-                        save_checkpoint(self)
+                        save_checkpoint(cfg, self.dist, self.state, self.parts())
                     bar.update(step, metrics, self.last_eval)
-            return final_report(self)
+            return final_report(cfg, self.dist, self.state, self.parts(), self.last_eval)
         except KeyboardInterrupt:  # Ctrl-C: no half checkpoint; say how to go on
             if self.dist.is_main:
                 logger.warning(interrupted(cfg.output_dir, self.state.step))
             raise
         finally:
             self.close()
+
+    def parts(self) -> RunParts:
+        """The live objects a checkpoint saves and restores."""
+        return RunParts(self.model, self.optimizer, self.scheduler, self.sampler, self.policy,
+                        self.tokenizer, self.metrics)
 
     def close(self) -> None:
         """Release engines, the policy, writers and the process group."""

@@ -10,7 +10,7 @@ import json
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import torch
 
@@ -28,13 +28,31 @@ from .checkpoint import (
     save_weights,
     step_dir,
 )
-from .distributed import barrier, unwrap
+from .config import TrainConfig
+from .distributed import DistInfo, barrier, unwrap
+from .fsdp import (
+    full_optimizer_state,
+    full_state,
+    is_sharded,
+    load_full_optimizer_state,
+    load_full_state,
+)
 from .tracking import plot_report, read_metrics
 
-if TYPE_CHECKING:
-    from .grpo import GRPOTrainer, TrainResult
-
 logger = logging.getLogger(__name__)
+
+
+@dataclass
+class TrainResult:
+    """What a finished run produced."""
+
+    output_dir: Path
+    steps: int
+    baseline: dict[str, float] = field(default_factory=dict)
+    """Held-out metrics before training (empty when not evaluated)."""
+    final: dict[str, float] = field(default_factory=dict)
+    """Held-out metrics after the last step."""
+    report_png: Path | None = None
 
 
 @dataclass
@@ -49,32 +67,62 @@ class TrainState:
     """The last step's trained trajectories (saved with the checkpoint)."""
 
 
+@dataclass
+class RunParts:
+    """The live objects a checkpoint saves and restores, handed over by the trainer."""
+
+    model: Any
+    """The trained module (plain, DDP-wrapped or FSDP-sharded)."""
+    optimizer: Any
+    scheduler: Any
+    sampler: Any
+    """The task sampler (its cursor is per rank)."""
+    policy: Any
+    """The rollout policy (its weight version is saved)."""
+    tokenizer: Any
+    metrics: Any
+    """The :class:`~agentgym.trainers.tracking.MetricsLogger` (truncated on resume)."""
+
+
 def trainable_state(model: Any) -> dict[str, torch.Tensor]:
-    """The trainable parameters by name (all of them in full fine-tuning, adapters with LoRA)."""
+    """The trainable parameters by name (all of them in full fine-tuning, adapters with LoRA).
+
+    For an FSDP-sharded model this gathers the full weights: every rank must call it.
+    """
+    if is_sharded(model):
+        return full_state(model, to_cpu=True, trainable_only=True)
     return {n: p.detach().cpu() for n, p in unwrap(model).named_parameters() if p.requires_grad}
 
 
-def save_checkpoint(trainer: GRPOTrainer) -> Path:
+def save_checkpoint(cfg: TrainConfig, d: DistInfo, st: TrainState, parts: RunParts) -> Path:
     """Write the checkpoint of the current step (all ranks call this)."""
-    cfg, d, st = trainer.cfg, trainer.dist, trainer.state
     tmp = step_dir(cfg.output_dir, st.step).with_suffix(".tmp")
     if d.is_main:
         tmp.mkdir(parents=True, exist_ok=True)
     barrier(d)
-    save_rank_state(tmp, d.rank, {"sampler": trainer.sampler.state_dict()})
+    save_rank_state(tmp, d.rank, {"sampler": parts.sampler.state_dict()})
+    sharded = is_sharded(parts.model)
+    weights = trainable_state(parts.model) if sharded or d.is_main else {}  # collective if sharded
+    optimizer_state = None
+    if cfg.save_optimizer:
+        if sharded:
+            optimizer_state = full_optimizer_state(parts.model, parts.optimizer)
+        elif d.is_main:
+            optimizer_state = parts.optimizer.state_dict()
     barrier(d)
     final = step_dir(cfg.output_dir, st.step)
     if d.is_main:
-        save_weights(tmp, trainable_state(trainer.model))
-        if cfg.save_optimizer:
-            save_optimizer(tmp, trainer.optimizer.state_dict())
+        save_weights(tmp, weights)
+        if optimizer_state is not None:
+            save_optimizer(tmp, optimizer_state)
         torch.save(
             {
                 "step": st.step,
                 "round": st.round,
-                "scheduler": trainer.scheduler.state_dict(),
-                "policy_version": getattr(trainer.policy, "version", st.step),
+                "scheduler": parts.scheduler.state_dict(),
+                "policy_version": getattr(parts.policy, "version", st.step),
                 "world_size": d.world_size,
+                "sharded_optimizer": sharded,
             },
             tmp / "trainer.pt",
         )
@@ -84,9 +132,8 @@ def save_checkpoint(trainer: GRPOTrainer) -> Path:
     return final
 
 
-def load_checkpoint(trainer: GRPOTrainer) -> bool:
+def load_checkpoint(cfg: TrainConfig, d: DistInfo, st: TrainState, parts: RunParts) -> bool:
     """Restore the newest complete checkpoint; False when there is none (a fresh start)."""
-    cfg, d = trainer.cfg, trainer.dist
     folder = latest_checkpoint(cfg.output_dir)
     if folder is None:
         logger.warning("resume: no checkpoint in %s; starting from scratch", cfg.output_dir)
@@ -97,50 +144,66 @@ def load_checkpoint(trainer: GRPOTrainer) -> bool:
             f"checkpoint {folder} was written by {meta['world_size']} ranks, not {d.world_size}"
         )
     weights = load_weights(folder)
-    missing = set(weights) - {n for n, _ in unwrap(trainer.model).named_parameters()}
+    model = unwrap(parts.model)
+    missing = set(weights) - {n for n, _ in model.named_parameters()}
     if missing:
         raise ConfigError(f"checkpoint {folder} holds unknown weights: {sorted(missing)[:3]}")
-    unwrap(trainer.model).load_state_dict(weights, strict=False)
+    sharded = is_sharded(parts.model)
+    if sharded:
+        load_full_state(parts.model, weights)
+    else:
+        model.load_state_dict(weights, strict=False)
     optimizer_state = load_optimizer(folder, meta)
     if optimizer_state is None:
         logger.warning("resume: %s holds no optimizer state; the optimizer starts afresh", folder)
+    elif sharded != bool(meta.get("sharded_optimizer", False)):
+        logger.warning("resume: %s holds optimizer state of another parallelism; the optimizer "
+                       "starts afresh", folder)
+    elif sharded:
+        load_full_optimizer_state(parts.model, parts.optimizer, optimizer_state)
     else:
-        trainer.optimizer.load_state_dict(optimizer_state)
-    trainer.scheduler.load_state_dict(meta["scheduler"])
-    trainer.state.step, trainer.state.round = int(meta["step"]), int(meta["round"])
-    if hasattr(trainer.policy, "version"):
-        trainer.policy.version = int(meta["policy_version"])
+        parts.optimizer.load_state_dict(optimizer_state)
+    parts.scheduler.load_state_dict(meta["scheduler"])
+    st.step, st.round = int(meta["step"]), int(meta["round"])
+    if hasattr(parts.policy, "version"):
+        parts.policy.version = int(meta["policy_version"])
     rank_state = load_rank_state(folder, d.rank)  # restores the RNGs last
-    trainer.sampler.load_state_dict(rank_state["sampler"])
-    trainer.metrics.truncate_after(trainer.state.step)
+    parts.sampler.load_state_dict(rank_state["sampler"])
+    parts.metrics.truncate_after(st.step)
     return True
 
 
-def final_report(trainer: GRPOTrainer) -> TrainResult:
-    """Save the final model, draw the learning curves and write ``summary.json`` (rank 0)."""
-    from .grpo import TrainResult
+def final_report(cfg: TrainConfig, d: DistInfo, st: TrainState, parts: RunParts,
+                 last_eval: dict[str, float]) -> TrainResult:
+    """Save the final model, draw the learning curves and write ``summary.json`` (rank 0).
 
-    cfg = trainer.cfg
+    Every rank calls it (an FSDP run gathers its weights here); only rank 0 writes.
+    """
     out = Path(cfg.output_dir)
-    result = TrainResult(out, trainer.state.step, final=dict(trainer.last_eval))
-    if not trainer.dist.is_main:
+    result = TrainResult(out, st.step, final=dict(last_eval))
+    sharded = is_sharded(parts.model)
+    weights = full_state(parts.model, to_cpu=True) if sharded else None  # collective
+    if not d.is_main:
         return result
     final_dir = out / "final"
-    model = unwrap(trainer.model)
+    model = parts.policy.model if sharded else unwrap(parts.model)  # FSDP: the full replica
+    if weights is not None:
+        model.load_state_dict(weights, strict=False)
     if hasattr(model, "save_pretrained"):
         model.save_pretrained(final_dir)
-    if hasattr(trainer.tokenizer, "save_pretrained"):
-        trainer.tokenizer.save_pretrained(final_dir)
-    if trainer.metrics.path.exists():
-        evals = [r for r in read_metrics(trainer.metrics.path) if r["kind"] == "eval"]
+    if hasattr(parts.tokenizer, "save_pretrained"):
+        parts.tokenizer.save_pretrained(final_dir)
+    if parts.metrics.path.exists():
+        evals = [r for r in read_metrics(parts.metrics.path) if r["kind"] == "eval"]
         if evals and evals[0]["step"] == 0:
             result.baseline = {k: v for k, v in evals[0].items() if k not in ("step", "kind")}
         title = f"{cfg.algorithm} on {cfg.env} ({cfg.model})"
-        result.report_png = plot_report(trainer.metrics.path, out / "report.png", title)
+        result.report_png = plot_report(parts.metrics.path, out / "report.png", title)
     summary = {"steps": result.steps, "baseline": result.baseline, "final": result.final,
                "config": cfg.to_dict()}
     (out / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
     return result
 
 
-__all__ = ["TrainState", "final_report", "load_checkpoint", "save_checkpoint", "trainable_state"]
+__all__ = ["RunParts", "TrainResult", "TrainState", "final_report", "load_checkpoint",
+           "save_checkpoint", "trainable_state"]

@@ -138,8 +138,13 @@ def policy_update(
     scheduler: Any = None,
     weights_guard: Callable[[], AbstractContextManager[Any]] | None = None,
     autocast: torch.dtype | None = None,
+    lr: float | None = None,
 ) -> dict[str, float]:
     """Run ``cfg.ppo_epochs`` optimizer steps on ``batch``; returns averaged metrics.
+
+    ``lr`` runs this update at a fixed learning rate (a phase with its own rate, such as a
+    behaviour-cloning warm-up): the optimizer's rates are set for the update and restored after,
+    and the scheduler does not advance.
 
     Micro-batches move to the model's device as they are used; the metrics are summed on the
     device and read back once at the end (one host sync per update, not per micro-batch).
@@ -148,6 +153,11 @@ def policy_update(
     """
     guard = weights_guard or nullcontext
     device = model_device(model)
+    saved_lrs = [g["lr"] for g in optimizer.param_groups]
+    if lr is not None:
+        for group in optimizer.param_groups:
+            group["lr"] = lr
+        scheduler = None
     params = [p for p in model.parameters() if p.requires_grad]
     names = ("loss", "entropy", "clip_frac", "kl", "logp", "tis", "behav_diff")
     sums = torch.zeros(len(names), dtype=torch.float32, device=device)  # summed over tokens
@@ -191,6 +201,10 @@ def policy_update(
             optimizer.step()
         if scheduler is not None:
             scheduler.step()
+    used_lr = float(optimizer.param_groups[0]["lr"])
+    if lr is not None:
+        for group, old_lr in zip(optimizer.param_groups, saved_lrs, strict=True):
+            group["lr"] = old_lr
     totals = dict(zip(names, sums.tolist(), strict=True))  # the one host sync of the update
     return {
         "loss": totals["loss"],
@@ -201,7 +215,7 @@ def policy_update(
         "behav_logp_abs_diff": totals["behav_diff"] / tokens,
         "tis_weight_mean": totals["tis"] / tokens if cfg.tis_cap > 0 else 1.0,
         "grad_norm": float(grad_norms[0]) if grad_norms else 0.0,
-        "lr": float(optimizer.param_groups[0]["lr"]),
+        "lr": used_lr,
         "train_tokens": float(batch.num_tokens),
     }
 

@@ -35,7 +35,7 @@ def main(argv: list[str]) -> None:
         import torch
 
         rank = int(os.environ.get("RANK", "0"))
-        model = getattr(trainer.model, "module", trainer.model)
+        model = trainer.policy.model  # the weights rollouts use (FSDP: the gathered replica)
         torch.save({k: v.detach().clone() for k, v in model.state_dict().items()},
                    Path(dump) / f"rank-{rank}.pt")
 
