@@ -43,6 +43,7 @@ from agentgym.envs.sql import (
     order_matters,
     results_match,
 )
+from agentgym.envs.sql.env import GOLD_TIMEOUT_S
 from agentgym.envs.sql.tasks import read_tasks
 
 LIGHT = "SELECT COUNT(*) FROM customers WHERE city = 'Osaka'"
@@ -226,7 +227,9 @@ def main(argv: list[str] | None = None) -> int:
     figures["executor_qps"] = executor_strategies(
         args.seconds, [int(n) for n in args.threads.split(",")]
     )
-    figures["gold_sqlite"] = gold_queries(lambda db: SqliteExecutor(database_path(db)))
+    gold_limits = ExecutionLimits(timeout_s=GOLD_TIMEOUT_S)  # as the env runs gold queries
+    figures["gold_sqlite"] = gold_queries(
+        lambda db: SqliteExecutor(database_path(db), gold_limits))
     if args.postgres:
         figures["gold_postgres"] = gold_queries(lambda db: PostgresExecutor(args.postgres, db))
     figures["evaluator_per_s"] = evaluator_rate(args.seconds)
