@@ -43,6 +43,19 @@ def fail(message: str, code: int = 1) -> NoReturn:
     raise typer.Exit(code)
 
 
+def interrupted(message: str) -> NoReturn:
+    """Report Ctrl-C (exit 130) after the command released its resources.
+
+    The interpreter's final garbage collection of a loaded model can take tens of seconds on a
+    busy machine and frees nothing the exiting process needs: the objects alive now are frozen
+    (left out of it) first.
+    """
+    import gc
+
+    gc.freeze()
+    fail(message, code=130)
+
+
 def run_guarded(fn: Any, *args: Any, **kwargs: Any) -> Any:
     """Run ``fn``; agentgym errors and bad files become one line on stderr and exit code 1."""
     try:
@@ -51,4 +64,4 @@ def run_guarded(fn: Any, *args: Any, **kwargs: Any) -> Any:
         fail(str(e))
 
 
-__all__ = ["app", "console", "err_console", "fail", "run_guarded"]
+__all__ = ["app", "console", "err_console", "fail", "interrupted", "run_guarded"]

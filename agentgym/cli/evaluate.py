@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from .app import app, console, err_console, fail, run_guarded
+from .app import app, console, err_console, fail, interrupted, run_guarded
 
 
 def _table(results: dict[str, Any], title: str) -> Table:
@@ -63,6 +63,8 @@ def eval_cmd(
     experts: Annotated[str | None, typer.Option(
         help="Expert trajectories for --semi-online (default: record the scripted expert).")
     ] = None,
+    policy_timeout: Annotated[float, typer.Option(
+        min=1, help="Seconds one policy turn may take; past it the episode aborts.")] = 300.0,
 ) -> None:
     """Evaluate a policy on an env's split: success (95% CI), reward, pass@k, turns, tokens.
 
@@ -81,7 +83,8 @@ def eval_cmd(
         fail("--resume and --overwrite exclude each other")
     config = run_guarded(EvalConfig, env_id, policy, split, n, k, out, resume, backend, num_envs,
                          max_turns, max_new_tokens=max_new_tokens, temperature=temperature,
-                         seed=seed)
+                         seed=seed, policy_timeout_s=policy_timeout,
+                         episode_timeout_s=max(600.0, 2 * policy_timeout))
     if overwrite and out:
         clear_outputs(Path(out))
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -105,7 +108,7 @@ def eval_cmd(
     except KeyboardInterrupt:
         bar.stop()
         hint = f"; continue with the same command and --resume (stored in {out})" if out else ""
-        fail(f"interrupted{hint}", code=130)
+        interrupted(f"interrupted{hint}")
     finally:
         bar.stop()
     m = results["metrics"]

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from .app import app, console, err_console, fail, run_guarded
+from .app import app, console, err_console, fail, interrupted, run_guarded
 
 
 def read_mapping(path: str) -> dict[str, Any]:
@@ -108,7 +108,7 @@ def train_cmd(
         result = run_guarded(run, data, args, trainer=entry)
     except KeyboardInterrupt:
         again = shlex.join(["agentgym", "train", config, *(overrides or []), "--resume"])
-        fail(f"interrupted; continue with: {again}", code=130)
+        interrupted(f"interrupted; continue with: {again}")
     if os.environ.get("RANK", "0") != "0":  # under torchrun only rank 0 reports
         return
     _report(result, algorithm)

@@ -77,6 +77,8 @@ class EvalConfig:
     """Base seed of the task sample, env resets and sampling."""
     episode_timeout_s: float = 600.0
     """Wall-clock limit of one episode."""
+    policy_timeout_s: float = 300.0
+    """Limit of one policy turn (a batched CPU decode on a busy machine may need more)."""
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     """Extra keyword arguments for ``agentgym.make``."""
 
@@ -240,7 +242,8 @@ async def _run(
         on_start(len(requests), len(requests) - len(todo))
     rollout = RolloutConfig(
         max_turns=settings["max_turns"], max_tokens=config.max_tokens,
-        episode_timeout_s=config.episode_timeout_s, seed=config.seed,
+        episode_timeout_s=config.episode_timeout_s, policy_timeout_s=config.policy_timeout_s,
+        seed=config.seed,
         sampling=SamplingParams(max_tokens=config.max_new_tokens,
                                 temperature=settings["temperature"]),
     )

@@ -73,7 +73,7 @@ def test_checkpoints_are_safetensors_with_optimizer_only_in_the_newest(tiny_cfg,
 
 def test_train_reads_the_yaml_once_and_asks_the_registry_once(tmp_path, monkeypatch):
     from agentgym.plugins import get_registry
-    from agentgym.registrars import Entry, NamedRegistry
+    from agentgym.registrars import NamedRegistrar, NamedRegistry
 
     seen: list[tuple[Any, ...]] = []
 
@@ -82,7 +82,7 @@ def test_train_reads_the_yaml_once_and_asks_the_registry_once(tmp_path, monkeypa
         return SimpleNamespace(baseline={}, final={}, output_dir=None)
 
     registry = get_registry("trainers")
-    registry.add(Entry("recorder", "agentgym.trainers.grpo:GRPOTrainer", run=record))
+    NamedRegistrar(registry, "test")("recorder", "agentgym.trainers.grpo:GRPOTrainer", run=record)
     gets, loads = [], []
     real_get, real_load = NamedRegistry.get, yaml.safe_load
     monkeypatch.setattr(NamedRegistry, "get", lambda self, n: gets.append(n) or real_get(self, n))
@@ -108,7 +108,7 @@ def test_version_and_help_show_what_users_type():
 
 @pytest.mark.timeout(240)
 def test_ctrl_c_stops_within_5_s_and_the_run_resumes(tiny_cfg, tmp_path):
-    path, out = _yaml(tiny_cfg, tmp_path, "save_every=1"), tmp_path / "run"
+    path, out = _yaml(tiny_cfg, tmp_path, "save_every=1", "keep_checkpoints=0"), tmp_path / "run"
     script = ("import sys; sys.path.insert(0, sys.argv[1]); import tinyenv; tinyenv.register(); "
               "from agentgym.cli import app; app(sys.argv[2:])")
     cmd = [sys.executable, "-c", script, str(HERE), "train", str(path), "steps=200"]
