@@ -16,6 +16,7 @@ from agentgym.envs.sql import (
     order_matters,
     results_match,
 )
+from agentgym.envs.sql.env import GOLD_TIMEOUT_S
 from agentgym.envs.sql.pgload import pg_type, read_sqlite_tables
 from agentgym.envs.sql.tasks import database_ids, read_tasks
 
@@ -42,7 +43,10 @@ def test_row_counts_match(ro_conninfo: str) -> None:
 @pytest.mark.parametrize("db_id", database_ids())
 def test_gold_queries_agree_across_engines(db_id: str, ro_conninfo: str) -> None:
     tasks = [t for t in read_tasks() if t["db_id"] == db_id]
-    with SqliteExecutor(database_path(db_id)) as lite, PostgresExecutor(ro_conninfo, db_id) as pg:
+    limits = ExecutionLimits(timeout_s=GOLD_TIMEOUT_S)  # as the env runs gold queries
+    with SqliteExecutor(database_path(db_id), limits) as lite, PostgresExecutor(
+        ro_conninfo, db_id, limits
+    ) as pg:
         for task in tasks:
             if "postgres" not in task.get("engines", ["sqlite", "postgres"]):
                 continue
