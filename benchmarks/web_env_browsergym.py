@@ -11,9 +11,8 @@ import json
 import sys
 import time
 
-import gymnasium as gym
-
 import browsergym.miniwob  # noqa: F401  (registers the envs)
+import gymnasium as gym
 
 
 def main() -> None:
