@@ -20,7 +20,6 @@ import argparse
 import asyncio
 import json
 import os
-import statistics
 import tempfile
 import time
 from pathlib import Path
