@@ -75,7 +75,14 @@ def register_gymnasium_envs() -> list[str]:
 
 
 def spec(id: str) -> EnvSpec:
-    """Return the spec registered as ``id`` (an id, an unversioned id or an alias)."""
+    """Return the spec registered as ``id`` (an id, an unversioned id or an alias).
+
+    For ``"remote:http://host:port/ENV"`` the spec is read from the server.
+    """
+    if id.startswith("remote:"):
+        from .serve.client import remote_spec
+
+        return remote_spec(id)
     plugin_state()
     return SPECS.resolve(id)
 

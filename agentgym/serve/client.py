@@ -17,7 +17,7 @@ import asyncio
 import json
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import httpx
 import pydantic
@@ -77,14 +77,20 @@ class RemoteEnv(AgentEnv):
 
     Args:
         url: The server and env, ``http://host:port`` or ``http://host:port/<env id>``.
+        split: Task split of the server-side env (default: the server's).
         timeout_s: Longest wait for one reset or step answer.
         connect_timeout_s: Longest wait to (re)connect.
     """
 
-    def __init__(self, url: str, *, timeout_s: float = 300.0, connect_timeout_s: float = 10.0):
+    def __init__(
+        self, url: str, *, split: str | None = None, timeout_s: float = 300.0,
+        connect_timeout_s: float = 10.0,
+    ) -> None:
         super().__init__()
         self.url = url
         self.http_base, self.ws_url = _endpoints(url)
+        self._query = f"?{urlencode({'split': split})}" if split is not None else ""
+        self.ws_url += self._query
         self.timeout_s = timeout_s
         self.connect_timeout_s = connect_timeout_s
         self._ws: Any = None
@@ -107,7 +113,8 @@ class RemoteEnv(AgentEnv):
 
     def _get(self, path: str) -> dict[str, Any]:
         try:
-            response = httpx.get(self.http_base + path, timeout=self.connect_timeout_s)
+            response = httpx.get(self.http_base + path + self._query,
+                                 timeout=self.connect_timeout_s)
         except httpx.HTTPError as e:
             raise RemoteEnvError(f"cannot reach env server {self.http_base}: {e}") from e
         if response.status_code != 200:
@@ -224,6 +231,23 @@ class RemoteEnv(AgentEnv):
         await self._drop()
 
 
+def remote_spec(target: str) -> EnvSpec:
+    """``spec("remote:URL")``: the served env's spec, read from the server's ``/metadata``."""
+    url = target[len(REMOTE_PREFIX):] if target.startswith(REMOTE_PREFIX) else target
+    http_base, _ = _endpoints(url)
+    try:
+        response = httpx.get(http_base + "/metadata", timeout=10.0)
+    except httpx.HTTPError as e:
+        raise RemoteEnvError(f"cannot reach env server {http_base}: {e}") from e
+    if response.status_code != 200:
+        raise RemoteEnvError(f"env server {http_base}/metadata answered {response.status_code}")
+    meta = response.json()
+    return EnvSpec(
+        id=f"{REMOTE_PREFIX}{url}", entry_point=make_remote, family="remote",
+        description=str(meta.get("description", "")), max_turns=meta.get("max_turns"),
+    )
+
+
 def make_remote(target: str, *, max_turns: int | None = None, **kwargs: Any) -> AgentEnv:
     """``make("remote:URL")``: a :class:`RemoteEnv` (``kwargs`` go to it), turn-limited if asked."""
     url = target[len(REMOTE_PREFIX):] if target.startswith(REMOTE_PREFIX) else target
@@ -235,4 +259,6 @@ def make_remote(target: str, *, max_turns: int | None = None, **kwargs: Any) -> 
     return env
 
 
-__all__ = ["REMOTE_PREFIX", "RemoteEnv", "RemoteEnvError", "SchemaTool", "make_remote"]
+__all__ = [
+    "REMOTE_PREFIX", "RemoteEnv", "RemoteEnvError", "SchemaTool", "make_remote", "remote_spec",
+]

@@ -1,16 +1,20 @@
 """An OpenEnv-compatible reset/step/state server for any agentgym env (FastAPI + WebSocket).
 
-Routes, served at the root for the first env and under ``/<env id>`` for every env::
+Routes, served at the root for the first env and under ``/<env id>`` (and ``/<alias>``) for every
+env::
 
     GET  /health      {"status": "healthy", "active_sessions", "max_sessions", ...}
-    GET  /metadata    name, description, instructions, tools (OpenAI schemas), max_turns
+    GET  /metadata    name, description, instructions, tools (OpenAI schemas), max_turns; ?split=
     GET  /schema      JSON Schemas of action, observation and state
-    GET  /tasks       task ids of the served split
-    POST /reset       body: {"seed", "episode_id", "task_id", "options", "session_id"}
+    GET  /tasks       task ids of the served split (or ?split=)
+    POST /reset       body: {"seed", "episode_id", "task_id", "options", "session_id", "split"}
     POST /step        body: {"action": {"content", "tool_calls"}, "session_id"}
     GET  /state       ?session_id=...
     POST /close       body: {"session_id"}
-    WS   /ws          messages {"type": "reset"|"step"|"state"|"close", "data": {...}}
+    WS   /ws          messages {"type": "reset"|"step"|"state"|"close", "data": {...}}; ?split=
+
+A client may choose one env argument per session, the task ``split``; the others are the
+server's (``agentgym serve`` flags, ``create_app(env_kwargs=...)``).
 
 OpenEnv's HTTP ``/reset`` and ``/step`` build a fresh env per request; here ``/reset`` opens a
 session (one env instance) and returns its ``session_id`` in ``metadata``, and ``/step`` names it.
@@ -25,8 +29,9 @@ import contextlib
 import functools
 import json
 import logging
+import re
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pydantic
@@ -67,18 +72,18 @@ class ServedEnv:
     env_id: str
     pool: SessionPool
     step_timeout_s: float = 300.0
-    _meta: dict[str, Any] | None = None
+    _meta: dict[str | None, dict[str, Any]] = field(default_factory=dict)
 
-    async def metadata(self) -> dict[str, Any]:
-        """Name, instructions, tools and task ids, read once from a probe instance."""
-        if self._meta is None:
-            env = await asyncio.to_thread(self.pool.factory)
+    async def metadata(self, split: str | None = None) -> dict[str, Any]:
+        """Name, instructions, tools and task ids, read once per split from a probe instance."""
+        if split not in self._meta:
+            env = await asyncio.to_thread(self.pool.factory, **split_kwargs(split))
             try:
                 base = getattr(env, "unwrapped", env)
                 toolset = getattr(env, "tools", None)
                 task_set = getattr(base, "task_set", None)
                 s = getattr(base, "agentgym_spec", None)
-                self._meta = {
+                self._meta[split] = {
                     "name": self.env_id,
                     "description": getattr(s, "description", "") or "",
                     "instructions": getattr(env, "instructions", "") or "",
@@ -89,7 +94,19 @@ class ServedEnv:
                 }
             finally:
                 await env.aclose()
-        return self._meta
+        return self._meta[split]
+
+
+_SPLIT = re.compile(r"^[\w.-]{1,64}$")
+
+
+def split_kwargs(split: str | None) -> dict[str, Any]:
+    """The env kwargs a client may choose: only ``split`` (a plain name); 422 otherwise."""
+    if split is None:
+        return {}
+    if not _SPLIT.match(split):
+        raise HTTPException(422, f"invalid split {split!r}: letters, digits, '.', '_', '-'")
+    return {"split": split}
 
 
 async def _run_env(served: ServedEnv, coro: Any, timeout_s: float | None) -> Any:
@@ -176,6 +193,29 @@ def _parse(model: type[pydantic.BaseModel], data: Any) -> Any:
         raise HTTPException(422, f"invalid request: {validation_message(e)}") from e
 
 
+async def _metadata(served: ServedEnv, split: str | None) -> dict[str, Any]:
+    try:
+        return await served.metadata(split)
+    except HTTPException:
+        raise
+    except AgentGymError as e:
+        raise HTTPException(400, str(e)) from e
+    except Exception as e:  # a split the env rejects, a broken factory
+        raise HTTPException(400, f"cannot make the env: {type(e).__name__}: {e}") from e
+
+
+async def _open(served: ServedEnv, split: str | None) -> Session:
+    kwargs = split_kwargs(split)
+    try:
+        return await served.pool.open(**kwargs)
+    except SessionError:
+        raise
+    except AgentGymError as e:
+        raise HTTPException(400, str(e)) from e
+    except Exception as e:  # the env could not be made with these kwargs
+        raise HTTPException(400, f"cannot make the env: {type(e).__name__}: {e}") from e
+
+
 def env_router(served: ServedEnv) -> APIRouter:
     """The routes of one served env (mounted at the root and under ``/<env id>``)."""
     router = APIRouter()
@@ -186,8 +226,8 @@ def env_router(served: ServedEnv) -> APIRouter:
         return {"status": "healthy", "env": served.env_id, **pool.stats()}
 
     @router.get("/metadata")
-    async def metadata() -> dict[str, Any]:
-        meta = dict(await served.metadata())
+    async def metadata(split: str | None = None) -> dict[str, Any]:
+        meta = dict(await _metadata(served, split))
         meta.pop("task_ids", None)
         return {**meta, **pool.stats()}
 
@@ -196,15 +236,15 @@ def env_router(served: ServedEnv) -> APIRouter:
         return _schemas()
 
     @router.get("/tasks")
-    async def tasks() -> dict[str, Any]:
-        meta = await served.metadata()
+    async def tasks(split: str | None = None) -> dict[str, Any]:
+        meta = await _metadata(served, split)
         return {"split": meta["split"], "task_ids": meta["task_ids"]}
 
     @router.post("/reset")
     async def reset(request: Request) -> dict[str, Any]:
         body = _parse(WireReset, await _json_body(request))
         if body.session_id is None:
-            session = await pool.open()
+            session = await _open(served, body.split)
         else:
             session = pool.get(body.session_id)
         try:
@@ -231,10 +271,14 @@ def env_router(served: ServedEnv) -> APIRouter:
         return {"session_id": body.session_id, "closed": await pool.close(body.session_id)}
 
     @router.websocket("/ws")
-    async def ws(websocket: WebSocket) -> None:
+    async def ws(websocket: WebSocket, split: str | None = None) -> None:
         await websocket.accept()
         try:
-            session = await pool.open()
+            session = await _open(served, split)
+        except HTTPException as e:
+            await _ws_error(websocket, str(e.detail), "VALIDATION_ERROR")
+            await websocket.close(code=1008)
+            return
         except SessionError as e:
             await _ws_error(websocket, str(e), "CAPACITY_REACHED")
             await websocket.close(code=1013)
@@ -304,7 +348,7 @@ def create_app(
     idle_timeout_s: float | None = 600.0,
     step_timeout_s: float = 300.0,
     env_kwargs: dict[str, Any] | None = None,
-    factory: Callable[[str], Any] | None = None,
+    factory: Callable[..., Any] | None = None,
 ) -> FastAPI:
     """The FastAPI app serving ``env_ids`` (the first also at the root).
 
@@ -314,12 +358,16 @@ def create_app(
         idle_timeout_s: Close a session after this long without a request (None: never).
         step_timeout_s: Longest reset or step; past it the request gets 504.
         env_kwargs: Keyword arguments for :func:`agentgym.make`.
-        factory: Builds an env from its id (default :func:`agentgym.make`).
+        factory: Builds an env from its id and a session's kwargs (default :func:`agentgym.make`).
     """
     ids = [env_ids] if isinstance(env_ids, str) else list(env_ids)
     if not ids:
         raise ValueError("serve at least one env")
-    build = factory or (lambda env_id: make(env_id, **(env_kwargs or {})))
+    def build(env_id: str, **session_kwargs: Any) -> Any:
+        if factory is not None:
+            return factory(env_id, **session_kwargs)
+        return make(env_id, **{**(env_kwargs or {}), **session_kwargs})
+
     served: list[tuple[str, ServedEnv]] = []
     for name in ids:
         canonical = spec(name).id if factory is None else name
@@ -343,7 +391,8 @@ def create_app(
     app.state.served = {s.env_id: s for _, s in served}
     app.include_router(env_router(served[0][1]))
     for name, s in served:
-        for prefix in {s.env_id, name}:
+        aliases = spec(s.env_id).aliases if factory is None else ()
+        for prefix in sorted({s.env_id, name, *aliases}):
             app.include_router(env_router(s), prefix=f"/{prefix}")
 
     @app.exception_handler(SessionError)

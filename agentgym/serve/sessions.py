@@ -74,14 +74,14 @@ class SessionPool:
     """Open, look up, expire and close sessions of one env factory.
 
     Args:
-        factory: Builds one env instance (called in a worker thread).
+        factory: Builds one env instance (called in a worker thread with the session's kwargs).
         max_sessions: Sessions open at once; one more gets :class:`SessionLimitReached`.
         idle_timeout_s: A session without requests for this long is closed (None: never).
     """
 
     def __init__(
         self,
-        factory: Callable[[], Any],
+        factory: Callable[..., Any],
         *,
         max_sessions: int = 256,
         idle_timeout_s: float | None = 600.0,
@@ -99,8 +99,11 @@ class SessionPool:
     def __len__(self) -> int:
         return len(self._sessions)
 
-    async def open(self) -> Session:
-        """Make a new env and register its session; raises :class:`SessionLimitReached`."""
+    async def open(self, **env_kwargs: Any) -> Session:
+        """Make a new env (``factory(**env_kwargs)``) and register its session.
+
+        Raises :class:`SessionLimitReached` when the pool is full.
+        """
         async with self._guard:
             if len(self._sessions) + self._reserved >= self.max_sessions:
                 raise SessionLimitReached(
@@ -109,7 +112,7 @@ class SessionPool:
                 )
             self._reserved += 1
         try:
-            env = await asyncio.to_thread(self.factory)
+            env = await asyncio.to_thread(self.factory, **env_kwargs)
         finally:
             async with self._guard:
                 self._reserved -= 1

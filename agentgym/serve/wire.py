@@ -65,6 +65,8 @@ class WireReset(pydantic.BaseModel):
     """Further reset options for the env."""
     session_id: str | None = None
     """HTTP only: reset this session instead of opening a new one."""
+    split: str | None = None
+    """HTTP only, new sessions: the task split of the session's env (default: the server's)."""
 
     def env_options(self) -> dict[str, Any]:
         """The ``options`` passed to ``env.reset``."""

@@ -127,3 +127,22 @@ def test_a_wrong_request_is_an_env_error_and_the_session_survives(http_url):
     obs, _ = env.reset(options={"task_id": "add-2-3"})
     assert obs["text"].startswith("Compute 2 + 3")
     env.close()
+
+
+def test_split_spec_and_eval_of_a_remote_env(http_url, tmp_path):
+    from agentgym import spec
+    from agentgym.rollout.evaluate import EvalConfig, run_eval
+
+    url = f"remote:{http_url}/arith"
+    assert spec(url).max_turns == 1 and spec(url).id == url
+    test_env = make(url, split="test")
+    assert test_env.task_set.ids() == make("arith", split="test").unwrapped.task_set.ids()
+    test_env.close()
+    with pytest.raises(RemoteEnvError, match="invalid split"):
+        make(url, split="../etc")
+    with pytest.raises(RemoteEnvError, match="no-such-split|split"):
+        make(url, split="no-such-split")
+    policy = FakePolicy(_adder)
+    results = run_eval(EvalConfig(url, policy="fake", n=4, out=str(tmp_path / "eval")),
+                       policy=policy)
+    assert results["metrics"]["success_rate"] == 1.0 or results["metrics"]["mean_reward"] == 1.0
