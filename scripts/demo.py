@@ -28,8 +28,9 @@ TRAIN_OVERRIDES = ["steps=7", "eval_at_start=false", "eval_every=0", "save_every
                    "save_optimizer=false"]
 """Shorter than the config's 14 steps; the evals below replace the trainer's own."""
 BASE_MODEL = "smollm2-135m"
-EVAL_ARGS = ["--max-new-tokens", "12", "--num-envs", "32"]
-"""The protocol of the config's held-out evaluation: greedy, 12 new tokens per turn."""
+EVAL_ARGS = ["--max-new-tokens", "12", "--num-envs", "32", "--policy-timeout", "1800"]
+"""The protocol of the config's held-out evaluation: greedy, 12 new tokens per turn (one
+batched decode of every task: generous time for it on a busy machine)."""
 RUN = Path("runs/demo")
 
 
