@@ -85,7 +85,10 @@ class Corpus:
 def _sentences(ent: Entity, world: World, rng: random.Random) -> list[tuple[str, tuple[str, ...]]]:
     """The article of ``ent``: (sentence, fact keys it states) in reading order."""
     a, n = ent.attrs, ent.name
-    name_of = lambda key: world.get(a[key]).name  # noqa: E731
+
+    def name_of(key: str) -> str:
+        return world.get(a[key]).name
+
     out: list[tuple[str, tuple[str, ...]]] = []
     if ent.kind == "person":
         short = ent.aliases[0]

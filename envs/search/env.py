@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from agentgym import Observation, StepResult, Task, TaskSet, TaskToolEnv, ToolCall
@@ -33,6 +34,7 @@ from agentgym.errors import ToolError
 from .data import file_corpus, generated_data, shared_retriever
 from .loaders import load_qa_jsonl
 from .prompts import INSTRUCTIONS
+from .questions import QAItem
 from .retrievers.base import MAX_K, Hit, Retriever
 from .retrievers.remote import RemoteRetriever
 from .scoring import exact_match, score_answer
@@ -50,7 +52,7 @@ def load_tasks(seed: int = 0) -> TaskSet:
     return tasks_from_items(generated_data(seed).questions, "search")
 
 
-def tasks_from_items(items: Any, name: str) -> TaskSet:
+def tasks_from_items(items: Iterable[QAItem], name: str) -> TaskSet:
     """Tasks from :class:`~.questions.QAItem` objects."""
     return TaskSet((Task(q.qid, q.split, q.question, {
         "answers": q.answers, "hops": q.hops, "kind": q.kind, "supporting": q.supporting,
@@ -127,8 +129,11 @@ class SearchEnv(TaskToolEnv):
         self.max_doc_chars = max_doc_chars
         self.instructions = INSTRUCTIONS[protocol]
         if corpus_path:
+            if not qa_path:
+                raise ValueError("corpus_path needs qa_path: the bundled questions are about "
+                                 "the bundled corpus")
             corpus, folder = file_corpus(str(corpus_path))
-            items = load_qa_jsonl(qa_path) if qa_path else []
+            items = load_qa_jsonl(qa_path)
         else:
             data = generated_data(seed)
             corpus, folder = data.corpus, data.folder

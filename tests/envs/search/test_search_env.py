@@ -145,3 +145,5 @@ def test_bad_options_are_refused():
         agentgym.make("search/qa-v0", protocol="smoke-signals")
     with pytest.raises(ValueError):
         agentgym.make("search/qa-v0", reward="bleu")
+    with pytest.raises(ValueError, match="qa_path"):
+        agentgym.make("search/qa-v0", corpus_path="wiki-18.jsonl")
