@@ -125,6 +125,26 @@ class TrainConfig:
     """Weight of the k3 KL penalty to the frozen initial model; 0 = off (no reference kept)."""
     tis_cap: float = 0.0
     """Truncated importance sampling cap C in ``min(pi_old/pi_behav, C)``; 0 = off."""
+    decoupled_ppo: bool = False
+    """Decoupled PPO (AReaL): recompute the proximal policy's log-probs before each update and
+    clip against them; the behaviour weight ``pi_prox/pi_behav`` is capped at ``tis_cap``
+    (trainers/offpolicy.py)."""
+    behav_weight_mode: str = "cap"
+    """Behaviour weights above ``tis_cap``: ``cap`` (truncated at C) or ``mask`` (token dropped;
+    recomputes the proximal log-probs like ``decoupled_ppo``)."""
+    max_version_lag: int = -1
+    """Drop tokens generated more than this many policy versions before the trainer's; -1 = keep
+    all (asynchronous rollouts record each token's version)."""
+    staleness_eta: int = 0
+    """AReaL's staleness bound eta: at most ``(eta + v + 1) * B`` episodes started at trainer
+    version v (trainers/staleness.py); 0 = synchronous."""
+    task_sampling: str = "uniform"
+    """Task order: ``uniform`` (seeded epochs) or ``vade`` (Thompson draws from each task's Beta
+    posterior of success, most informative tasks first; trainers/curation.py)."""
+    dars_max_group_size: int = 0
+    """DARS: hard tasks get up to this many rollouts (0 = every task gets ``group_size``)."""
+    dart_buffer: int = 0
+    """DART: successes kept per rarely-solved task and mixed into its all-fail groups; 0 = off."""
     dynamic_sampling: bool = False
     """DAPO: drop groups whose rewards are all equal and roll out more tasks to refill."""
     max_refill_rounds: int = 3
@@ -225,6 +245,17 @@ class TrainConfig:
                 raise ConfigError(f"{name} must be 0 or more, got {getattr(self, name)}")
         if self.lr <= 0:
             raise ConfigError(f"lr must be positive, got {self.lr}")
+        if self.behav_weight_mode not in ("cap", "mask"):
+            raise ConfigError(
+                f"behav_weight_mode must be cap or mask, not {self.behav_weight_mode!r}")
+        if self.behav_weight_mode == "mask" and self.tis_cap <= 0:
+            raise ConfigError("behav_weight_mode=mask needs tis_cap > 0 (the weight above which "
+                              "tokens are dropped)")
+        if self.task_sampling not in ("uniform", "vade"):
+            raise ConfigError(f"task_sampling must be uniform or vade, not {self.task_sampling!r}")
+        if self.max_version_lag < -1:
+            raise ConfigError(
+                f"max_version_lag must be -1 (off) or more, got {self.max_version_lag}")
         if self.resume and self.overwrite:
             raise ConfigError("resume and overwrite exclude each other")
 
@@ -243,7 +274,8 @@ POSITIVE = ("steps", "tasks_per_step", "group_size", "max_new_tokens", "max_toke
 """Fields that must be at least 1."""
 NON_NEGATIVE = ("max_turns", "eval_every", "eval_tasks", "eval_samples", "save_every",
                 "keep_checkpoints", "warmup_steps", "max_refill_rounds", "kl_coef", "tis_cap",
-                "torch_threads", "weight_decay", "max_grad_norm", "loss_max_length")
+                "torch_threads", "weight_decay", "max_grad_norm", "loss_max_length",
+                "staleness_eta", "dars_max_group_size", "dart_buffer")
 """Fields that must be 0 or more (0 usually means off or the default)."""
 
 

@@ -39,6 +39,7 @@ from .data import TaskSampler, shard
 from .distributed import DistInfo, all_sum, cleanup, init_distributed, unwrap, wrap_ddp
 from .losses import AGGREGATIONS
 from .modeling import autocast_dtype, build_model, frozen_copy, pad_id, pick_device
+from .offpolicy import behaviour_keep, mask_batch, target_versions, version_keep
 from .progress import RunProgress
 from .rollouts import RolloutResult, Rollouts
 from .state import RunParts, TrainResult, TrainState, final_report, load_checkpoint, save_checkpoint
@@ -201,6 +202,10 @@ class GRPOTrainer:
         batch = collate(trajs, adv, pad_id=self.pad_id, loss_agg=cfg.loss_agg,
                         max_length=cfg.loss_max_length or self.max_response,
                         share_prompt=self.share_prompt)
+        if cfg.max_version_lag >= 0:  # issue 17: drop tokens too many policy versions old
+            current = int(getattr(self.policy, "version", self.state.step))
+            versions = target_versions(trajs, batch.mask.shape[1])  # (B, L-1)
+            batch = mask_batch(batch, version_keep(versions, current, cfg.max_version_lag))
         return batch, trajs
 
     def step(self) -> dict[str, float]:
@@ -249,9 +254,13 @@ class GRPOTrainer:
         self.model.train()
         if self.ref_model is not None or (cfg.kl_coef > 0 and cfg.lora):
             batch.ref_logp = self._ref_logprobs(batch)
-        if cfg.ppo_epochs > 1:
+        masking = cfg.behav_weight_mode == "mask"  # issue 17: decoupled PPO's proximal policy
+        if cfg.ppo_epochs > 1 or cfg.decoupled_ppo or masking:
             batch.old_logp = precompute_logprobs(self.model, batch, cfg.micro_batch_size,
                                                  cfg.temperature, self.autocast)
+        if masking and batch.old_logp is not None:  # drop tokens whose pi_prox/pi_behav > cap
+            batch = mask_batch(batch, behaviour_keep(batch.old_logp, batch.behav_logp,
+                                                     cfg.tis_cap))
         upd: dict[str, float] = {}
         if trained:
             shared = self.sync is None and self.replica is None
