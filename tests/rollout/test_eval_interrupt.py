@@ -20,23 +20,31 @@ def test_ctrl_c_stops_an_hf_eval_promptly(tmp_path: Path) -> None:
     cmd = [sys.executable, "-m", "agentgym.cli", "eval", "arith/add-v0", "--policy",
            "hf:smollm2-135m", "--max-new-tokens", "256", "--temperature", "1",
            "--num-envs", "30", "--out", str(out)]
-    proc = subprocess.Popen(cmd, env={**os.environ, "COLUMNS": "300"}, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    records = out / "trajectories" / "trajectories.jsonl"
-    deadline = time.monotonic() + 400
-    while not (out / "run.json").exists():  # written once the checks passed: decoding starts
-        assert proc.poll() is None, proc.communicate()[1][-2000:]
-        assert time.monotonic() < deadline
-        time.sleep(0.1)
-    time.sleep(3)  # well inside a 256-token batch
-    os.kill(proc.pid, signal.SIGINT)
-    t0 = time.monotonic()
-    _, err = proc.communicate(timeout=120)
-    stopped = time.monotonic() - t0
+    log = tmp_path / "stderr.log"
+    with open(log, "w") as err_file:  # a file, not a pipe: the progress bar never blocks
+        proc = subprocess.Popen(cmd, env={**os.environ, "COLUMNS": "300"},
+                                stdout=subprocess.DEVNULL, stderr=err_file)
+        try:
+            deadline = time.monotonic() + 400
+            while not (out / "run.json").exists():  # written after the checks: decoding starts
+                assert proc.poll() is None, log.read_text()[-2000:]
+                assert time.monotonic() < deadline
+                time.sleep(0.1)
+            time.sleep(3)  # well inside a 256-token batch
+            os.kill(proc.pid, signal.SIGINT)
+            t0 = time.monotonic()
+            proc.wait(timeout=120)
+            stopped = time.monotonic() - t0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    err = log.read_text()
     assert stopped < 10, f"stopped after {stopped:.1f} s"
     assert proc.returncode == 130, err[-2000:]
     assert "interrupted" in err and "--resume" in err
     assert "terminate called" not in err and "Traceback" not in err
+    records = out / "trajectories" / "trajectories.jsonl"
     if records.exists():  # every stored line is a whole record
         for line in records.read_text().splitlines():
             assert line.startswith("{") and line.endswith("}")

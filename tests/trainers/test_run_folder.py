@@ -106,25 +106,33 @@ def test_version_and_help_show_what_users_type():
     assert "KEY=VALUE" in result.output
 
 
-@pytest.mark.timeout(240)
+@pytest.mark.timeout(900)
 def test_ctrl_c_stops_within_5_s_and_the_run_resumes(tiny_cfg, tmp_path):
     path, out = _yaml(tiny_cfg, tmp_path, "save_every=1", "keep_checkpoints=0"), tmp_path / "run"
     script = ("import sys; sys.path.insert(0, sys.argv[1]); import tinyenv; tinyenv.register(); "
               "from agentgym.cli import app; app(sys.argv[2:])")
     cmd = [sys.executable, "-c", script, str(HERE), "train", str(path), "steps=200"]
     env = {**os.environ, "OMP_NUM_THREADS": "1", "COLUMNS": "300"}
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
-    marker = out / "checkpoints" / "step-000002" / "COMPLETE"
-    deadline = time.monotonic() + 180
-    while not marker.exists():
-        assert proc.poll() is None, proc.communicate()[1][-2000:]
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
-    os.kill(proc.pid, signal.SIGINT)
-    t0 = time.monotonic()
-    _, err = proc.communicate(timeout=60)
-    assert time.monotonic() - t0 < 5, f"stopped after {time.monotonic() - t0:.1f} s"
+    log = tmp_path / "stderr.log"
+    with open(log, "w") as err_file:  # a file, not a pipe: the child never blocks on it
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=err_file)
+        try:
+            marker = out / "checkpoints" / "step-000002" / "COMPLETE"
+            deadline = time.monotonic() + 600  # about 20 s on an idle 2-core machine
+            while not marker.exists():
+                assert proc.poll() is None, log.read_text()[-2000:]
+                assert time.monotonic() < deadline, "no step-2 checkpoint in time"
+                time.sleep(0.05)
+            os.kill(proc.pid, signal.SIGINT)
+            t0 = time.monotonic()
+            proc.wait(timeout=60)
+            stopped = time.monotonic() - t0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    err = log.read_text()
+    assert stopped < 5, f"stopped after {stopped:.1f} s"
     assert proc.returncode == 130, err[-2000:]
     assert "--resume" in err and "interrupted" in err
     ckpts = list((out / "checkpoints").iterdir())
