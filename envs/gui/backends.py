@@ -27,7 +27,7 @@ from .actions import Primitive
 
 TYPE_DELAY_MS = 8
 """Delay between typed characters (xdotool's default of 12 ms is slower)."""
-CLICK_SETTLE_S = 0.1
+CLICK_SETTLE_S = 0.15
 """Pause after a click, so the app has moved the keyboard focus before the next keys arrive."""
 VNC_CLICK_SETTLE_S = 0.3
 KEY_GAP_S = 0.01

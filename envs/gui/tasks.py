@@ -63,6 +63,7 @@ def _tk_config(app: str, config: dict[str, Any] | None = None) -> list[dict[str,
     command = [sys.executable, str(APPS_FILE), app, STATE_FILE, json.dumps(config or {})]
     return [{"type": "launch", "parameters": {"command": command}},
             {"type": "wait_window", "parameters": {"name": f"^{WINDOW[app]}$", "timeout": 30}},
+            {"type": "activate_window", "parameters": {"name": f"^{WINDOW[app]}$"}},
             {"type": "wait_file", "parameters": {"path": STATE_FILE, "timeout": 10}}]
 
 

@@ -143,6 +143,9 @@ def test_kill_9_of_the_owner_leaves_nothing_behind():
         owner.kill()
         owner.wait()
     assert _gone(label), f"processes of {label} survived their owner's kill -9"
+    deadline = time.monotonic() + 10  # the watcher removes the state file after the kills
+    while (STATE_DIR / f"{label}.json").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
     assert not (STATE_DIR / f"{label}.json").exists()
 
 

@@ -28,8 +28,15 @@ def test_task_set_has_40_plus_tasks_in_two_disjoint_splits():
     assert len(GROUPS) == 7
 
 
-@pytest.mark.parametrize("task_id", ["form-00", "todo-add2-0", "todo-done-0", "todo-delete-2",
-                                     "settings-02", "xterm-0", "mousepad-0", "infeasible-0"])
+SLOW = pytest.mark.slow
+
+
+@pytest.mark.parametrize("task_id", [
+    "form-00", "todo-add2-0", "settings-02", pytest.param("todo-done-0", marks=SLOW),
+    pytest.param("todo-delete-2", marks=SLOW), pytest.param("xterm-0", marks=SLOW),
+    pytest.param("mousepad-0", marks=SLOW), pytest.param("infeasible-0", marks=SLOW),
+    pytest.param("gnumeric-0", marks=SLOW),
+])
 def test_expert_solves_each_kind_of_task(gui_env, task_id):
     reward, info = run_expert(gui_env, task_id)
     assert reward == 1.0, info.get("evaluation")
@@ -62,6 +69,7 @@ def test_observation_has_screenshot_cursor_windows_and_widgets(gui_env):
     assert info["clicks"] == [(101, 51)]
 
 
+@pytest.mark.slow
 def test_scaled_screenshots_map_coordinates_back():
     env = agentgym.make("gui/desktop-v0", split="train", screenshot_size=(640, 360))
     try:

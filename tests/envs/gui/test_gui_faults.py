@@ -60,6 +60,7 @@ def _my_desktops() -> list[str]:
     return labels
 
 
+@pytest.mark.slow
 def test_the_engine_records_a_killed_desktop_as_aborted_and_runs_the_next_episode():
     killed: list[int] = []
     seen: list[str] = []

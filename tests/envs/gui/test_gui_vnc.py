@@ -50,7 +50,9 @@ def test_vnc_and_local_backends_see_and_do_the_same():
                 assert _state(desktop)["values"]["font_size"] == text
 
             vnc.execute(Primitive("move", 300, 200))
-            time.sleep(0.3)
+            deadline = time.monotonic() + 10  # x11vnc applies pointer events in batches
+            while local.cursor() != (300, 200) and time.monotonic() < deadline:
+                time.sleep(0.1)
             assert local.cursor() == vnc.cursor() == (300, 200)
         finally:
             vnc.close()
