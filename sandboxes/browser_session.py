@@ -141,6 +141,7 @@ class BrowserSession:
 
     async def _start(self, page: Page | None = None) -> None:
         """Install the network policy and the first tab (``page``, else a new one)."""
+        self.context.set_default_timeout(self.timeout_s * 1000)  # guard() bounds every call
         await self.guard(self.context.route(self.policy.block_pattern(), self._route))
         if page is None:
             page = await self.guard(self.context.new_page())
