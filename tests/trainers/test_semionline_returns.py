@@ -114,6 +114,8 @@ def test_step_reward_and_thought_split():
     assert step_reward(True, 0.5) == pytest.approx(0.55)
     assert step_reward(False, 0.1) == pytest.approx(0.09)
     assert step_reward(False, 0.0) == 0.0
-    assert split_thought("<think>price first</think>\nlookup(pen)") == ("price first", "lookup(pen)")
-    assert split_thought("Thought: need it\nAction: lookup[{}]") == ("need it", "Action: lookup[{}]")
+    assert split_thought("<think>price first</think>\nlookup(pen)") == (
+        "price first", "lookup(pen)")
+    assert split_thought("Thought: need it\nAction: lookup[{}]") == (
+        "need it", "Action: lookup[{}]")
     assert split_thought("lookup(pen)") == ("", "lookup(pen)")
