@@ -6,8 +6,8 @@
 Extensions: ``GET /passages/{id}`` (the env's ``open`` tool) and ``GET /health``.
 
 Concurrent requests are merged: a single batcher task takes every pending request (up to
-``max_batch`` queries), runs one ``batch_search`` in a worker thread and hands each request its
-rows, so many env workers share one index and one thread. Limits answer with a clear 4xx:
+``max_batch`` queries), runs one ``batch_search`` on the event loop and hands each request its
+rows, so many env workers share one index. Limits answer with a clear 4xx:
 more than ``max_batch`` queries (413), a body over ``max_body_bytes`` (413), ``topk`` outside
 1..100 or malformed JSON (422). The server binds 127.0.0.1 unless another host is given.
 """
@@ -83,6 +83,7 @@ class Batcher:
     async def _run(self) -> None:
         while True:
             first = await self.queue.get()
+            await asyncio.sleep(0)  # let requests that are already readable join this batch
             group = [first]
             size = len(first.queries)
             while not self.queue.empty() and size < self.max_batch:
@@ -95,7 +96,10 @@ class Batcher:
         k = max(p.k for p in group)
         flat = [q for p in group for q in p.queries]
         try:
-            hits = await asyncio.to_thread(self.retriever.batch_search, flat, k)
+            # inline, not in a worker thread: the search holds the GIL anyway, and on a busy
+            # machine each thread hand-off waits for a time slice; requests that arrive
+            # meanwhile wait in the socket buffers and form the next, larger batch
+            hits = self.retriever.batch_search(flat, k)
         except Exception as e:  # one bad batch fails its requests, not the service
             logger.exception("batch of %d queries failed", len(flat))
             for p in group:
