@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import statistics
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
