@@ -18,10 +18,11 @@ parallelism with the same number of ranks.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import torch
+
+from .modeling import frozen_copy
 
 
 def is_sharded(model: Any) -> bool:
@@ -55,11 +56,7 @@ def shard(model: Any, autocast: torch.dtype | None) -> Any:
 
 def replica(model: Any) -> Any:
     """An unsharded, frozen copy of ``model`` for the rank's rollout policy (before sharding)."""
-    copied = copy.deepcopy(model)
-    copied.eval()
-    for p in copied.parameters():
-        p.requires_grad_(False)
-    return copied
+    return frozen_copy(model)
 
 
 def full_state(model: Any, *, to_cpu: bool = False, trainable_only: bool = False
