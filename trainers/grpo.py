@@ -35,7 +35,8 @@ from .advantages import informative_groups, overlong_penalty
 from .batch import collate, empty_batch
 from .checkpoint import interrupted, prepare_run_dir
 from .config import TrainConfig, save_config
-from .data import TaskSampler, shard
+from .curation import make_sampler
+from .data import shard
 from .distributed import DistInfo, all_sum, cleanup, init_distributed, unwrap, wrap_ddp
 from .losses import AGGREGATIONS
 from .modeling import autocast_dtype, build_model, frozen_copy, pad_id, pick_device
@@ -76,7 +77,7 @@ class GRPOTrainer:
         np.random.seed(cfg.seed)
         torch.manual_seed(cfg.seed)
         spec = agentgym.spec(cfg.env)
-        self.sampler = TaskSampler(self._task_ids(cfg.train_split), seed=cfg.seed)
+        self.sampler = make_sampler(cfg, self._task_ids(cfg.train_split))  # issue 17: curation
         eval_ids = self._task_ids(cfg.eval_split)[: cfg.eval_tasks or None]
         self.eval_ids = shard(eval_ids, self.dist.rank, self.dist.world_size)
         self.max_turns = cfg.resolved_max_turns(spec.max_turns)
@@ -155,8 +156,13 @@ class GRPOTrainer:
     # -- one step ------------------------------------------------------------------------------
 
     def _rollout(self, task_ids: list[str]) -> RolloutResult:
-        result = self.rollouts.groups(task_ids, self.state.round)
+        sizes = getattr(self.sampler, "group_sizes", None)  # issue 17: DARS, VADE, DART
+        result = self.rollouts.groups(task_ids, self.state.round,
+                                      sizes(task_ids) if sizes is not None else None)
         self.state.round += 1
+        curate = getattr(self.sampler, "curate", None)
+        if curate is not None:
+            result.groups = curate(result.groups)
         return result
 
     def collect(self) -> tuple[list[list[Trajectory]], RolloutResult]:
@@ -214,7 +220,8 @@ class GRPOTrainer:
         self.model.eval()
         groups, ro = self.collect()
         batch, trajs = self.prepare(groups)
-        every = [t for g in ro.groups for t in g if not t.aborted]  # aborted: not the model's
+        every = [t for g in ro.groups for t in g  # aborted: not the model's; DART replays: old
+                 if not t.aborted and not t.info.get("dart_replay")]
         n_total, wins, reward_sum, n_batch = all_sum(
             [len(every), sum(t.success for t in every), sum(t.reward for t in every), len(trajs)],
             self.dist,

@@ -58,10 +58,14 @@ class Rollouts:
         return Engine(self.cfg.env, policy, config=self.rollout_config,
                       num_envs=self.cfg.num_envs, env_kwargs=kwargs)
 
-    def groups(self, task_ids: list[str], round: int) -> RolloutResult:
-        """``group_size`` episodes of each task, grouped per task in task order."""
+    def groups(self, task_ids: list[str], round: int,
+               sizes: list[int] | None = None) -> RolloutResult:
+        """``group_size`` episodes of each task (or ``sizes[i]`` of task ``i``: DARS), grouped
+        per task in task order."""
         t0 = time.perf_counter()
-        requests = group_requests(task_ids, self.cfg.group_size, seed=self.cfg.seed, round=round)
+        counts = sizes if sizes is not None else [self.cfg.group_size] * len(task_ids)
+        requests = [r for t, g in zip(task_ids, counts, strict=True)
+                    for r in group_requests([t], g, seed=self.cfg.seed, round=round)]
         trajs = self.train_engine.run(requests) if requests else []
         by_group: dict[str, list[Trajectory]] = {}
         for t in trajs:
