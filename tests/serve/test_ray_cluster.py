@@ -54,7 +54,7 @@ def cluster() -> Iterator[dict[str, Any]]:
                       "--include-dashboard=false")
     procs = [head]
     try:
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 300
         while True:
             try:
                 ray.init(address=address, log_to_driver=False)
