@@ -6,6 +6,7 @@ A command module imports :data:`app` and decorates its function with ``@app.comm
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated, Any, NoReturn
 
 import typer
@@ -44,16 +45,23 @@ def fail(message: str, code: int = 1) -> NoReturn:
 
 
 def interrupted(message: str) -> NoReturn:
-    """Report Ctrl-C (exit 130) after the command released its resources.
+    """Report Ctrl-C and exit 130 at once, after the command released its resources.
 
-    The interpreter's final garbage collection of a loaded model can take tens of seconds on a
-    busy machine and frees nothing the exiting process needs: the objects alive now are frozen
-    (left out of it) first.
+    The interpreter's teardown (a final garbage collection over a loaded model, module
+    clean-up) takes seconds to tens of seconds on a busy machine and frees nothing the exiting
+    process needs, so after the exit handlers (sandbox pools, browsers) and a flush of the
+    streams the process ends without it.
     """
-    import gc
+    import atexit
+    import logging
+    import os
 
-    gc.freeze()
-    fail(message, code=130)
+    err_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    atexit._run_exitfuncs()
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    os._exit(130)
 
 
 def run_guarded(fn: Any, *args: Any, **kwargs: Any) -> Any:
