@@ -28,7 +28,8 @@ TRAIN_OVERRIDES = ["steps=7", "eval_at_start=false", "eval_every=0", "save_every
                    "save_optimizer=false"]
 """Shorter than the config's 14 steps; the evals below replace the trainer's own."""
 BASE_MODEL = "smollm2-135m"
-EVAL_ARGS = ["--max-new-tokens", "12", "--num-envs", "32", "--policy-timeout", "1800"]
+POLICY_TIMEOUT = 1800
+EVAL_ARGS = ["--max-new-tokens", "12", "--num-envs", "32", "--policy-timeout", str(POLICY_TIMEOUT)]
 """The protocol of the config's held-out evaluation: greedy, 12 new tokens per turn (one
 batched decode of every task: generous time for it on a busy machine)."""
 RUN = Path("runs/demo")
@@ -52,9 +53,9 @@ def evaluate(policy: str, out: Path) -> float:
 def main() -> None:
     """Evaluate, train, evaluate again; print the gain and where the plots are."""
     t0 = time.monotonic()
-    before = evaluate(f"hf:{BASE_MODEL}", RUN / "eval_before")
+    before = evaluate(f"hf:{BASE_MODEL}?timeout_s={POLICY_TIMEOUT}", RUN / "eval_before")
     agentgym("train", CONFIG, f"output_dir={RUN / 'train'}", *TRAIN_OVERRIDES, "--overwrite")
-    after = evaluate(f"hf:{RUN / 'train' / 'final'}", RUN / "eval_after")
+    after = evaluate(f"hf:{RUN / 'train' / 'final'}?timeout_s={POLICY_TIMEOUT}", RUN / "eval_after")
     minutes = (time.monotonic() - t0) / 60
     print(f"\nheld-out success on {ENV} (greedy): before {before:.1%} -> after {after:.1%} "
           f"(gain {100 * (after - before):+.1f} points) in {minutes:.1f} min")
