@@ -48,4 +48,42 @@ def evaluate_sop(
     return sop_metrics([g[0] for g in groups])
 
 
-__all__ = ["evaluate_sop", "sop_metrics"]
+def sop_for_tasks(
+    env_id: str,
+    policy_spec: str,
+    task_ids: Sequence[str],
+    *,
+    split: str = "test",
+    experts: str | None = None,
+    max_new_tokens: int = 256,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """SOP of ``policy_spec`` on ``task_ids`` (``agentgym eval --semi-online``).
+
+    ``experts`` is a store folder or demonstration JSONL; None records the env's scripted
+    expert on ``split`` into a temporary folder first. Tasks without an expert are left out
+    (``sop_tasks`` says how many were scored).
+    """
+    import tempfile
+
+    from ..policies import load_policy
+    from .experts import load_experts, record_experts
+    from .semionline import matcher_for_env
+
+    with tempfile.TemporaryDirectory(prefix="agentgym-experts-") as tmp:
+        if experts is None:
+            record_experts(env_id, tmp, split=split)
+            experts = tmp
+        by_id = {e.task_id: e for e in load_experts(experts)}
+    chosen = [by_id[t] for t in task_ids if t in by_id]
+    policy = load_policy(policy_spec)
+    if policy.tokenizer is None:
+        raise ValueError(f"SOP needs a policy with a tokenizer (hf, vllm), not {policy_spec!r}")
+    matcher = matcher_for_env(env_id, {"split": split})
+    try:
+        return evaluate_sop(policy, chosen, matcher, max_new_tokens=max_new_tokens, seed=seed)
+    finally:
+        policy.close()
+
+
+__all__ = ["evaluate_sop", "sop_for_tasks", "sop_metrics"]

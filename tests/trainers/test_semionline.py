@@ -134,3 +134,17 @@ def test_bc_trajectory_has_rl_masks():
     assert text.count("<|im_start|>tool\n") == 2 and "You are a shop assistant." in text
     # the engine would build exactly these ids had the model generated the expert's turns
     assert text.endswith("answer(12)<|im_end|>")
+
+
+def test_sop_for_tasks_records_the_expert_and_scores_a_policy():
+    from agentgym.envs.shop.env import load_tasks
+    from agentgym.rollout.sop import sop_for_tasks
+
+    test_ids = load_tasks().split("test").ids()
+    bag = [i for i in test_ids if i.startswith("shop-bag-")][:1]
+    other = [i for i in test_ids if not i.startswith("shop-bag-")][:1]
+    result = sop_for_tasks("shop/price-v0", "fake:lookup(bag)", bag + other, split="test",
+                           max_new_tokens=16)
+    # the bag task matches its first of 3 steps, the other task none
+    assert result["sop_tasks"] == 2 and result["tsr"] == 0.0
+    assert result["pg"] == pytest.approx((1 / 3 + 0) / 2)

@@ -37,11 +37,16 @@ def _env() -> dict[str, str]:
     return {**os.environ, "PYTHONHASHSEED": "0", "OMP_NUM_THREADS": "1"}
 
 
+def _run(cmd: list[str]) -> None:
+    done = subprocess.run(cmd, env=_env(), capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(3000)
 def test_kill_mid_semi_online_and_resume_gives_the_same_next_steps(tmp_path):
     full, killed = tmp_path / "full", tmp_path / "killed"
-    subprocess.run(_cmd(full), check=True, env=_env(), capture_output=True, timeout=900)
+    _run(_cmd(full))
     proc = subprocess.Popen(_cmd(killed), env=_env(), stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     marker = killed / "checkpoints" / "step-000002" / "COMPLETE"
@@ -57,8 +62,7 @@ def test_kill_mid_semi_online_and_resume_gives_the_same_next_steps(tmp_path):
     resumed_from = int(done[-1].split("-")[1])
     assert resumed_from < STEPS, "the run finished before the kill"
 
-    subprocess.run(_cmd(killed, "resume=true"), check=True, env=_env(), capture_output=True,
-                   timeout=900)
+    _run(_cmd(killed, "resume=true"))
     a, b = _train_rows(full), _train_rows(killed)
     assert sorted(b) == list(range(1, STEPS + 1))
     assert "bc_loss" in a[1] and "step_samples" in a[2]  # BC first, then semi-online
