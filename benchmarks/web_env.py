@@ -176,8 +176,10 @@ def run_browsergym(python: Path, episodes: int, concurrency: int, progress: Any)
     wall = time.perf_counter() - t0
     resets = [x for r in results for x in r["reset_s"]]
     steps = [x for r in results for x in r["step_s"]]
-    out = summary(resets, steps, wall, episodes)
+    failed = [f for r in results for f in r.get("failures", [])]
+    out = summary(resets, steps, wall, episodes - len(failed))
     out["success_rate"] = sum(r["successes"] for r in results) / episodes
+    out["failed_resets"] = len(failed)
     return out
 
 
@@ -191,22 +193,26 @@ def main() -> None:
     parser.add_argument("--no-browsergym", action="store_true")
     parser.add_argument("--json", help="write the figures here")
     args = parser.parse_args()
-    counts = {1: 8, 4: 8, 8: 16} if args.quick else {1: 16, 4: 16, 8: 24}
-    bg_counts = {1: 6, 4: 8, 8: 8} if args.quick else {1: 8, 4: 8, 8: 16}
+    counts = {1: 6, 4: 8, 8: 8} if args.quick else {1: 16, 4: 16, 8: 24}
+    bg_counts = {1: 4, 4: 4, 8: 8} if args.quick else {1: 8, 4: 8, 8: 16}
     figures: dict[str, dict[int, dict[str, Any]]] = {"ours": {}, "browsergym": {}}
     python = None if args.no_browsergym else ensure_browsergym()
+    def show(side: str, conc: int, f: dict[str, Any]) -> None:
+        print(f"{side:10s} x{conc}  reset p50 {f['reset_p50']:.3f}s p95 {f['reset_p95']:.3f}s"
+              f"  step p50 {f['step_p50']:.3f}s p95 {f['step_p95']:.3f}s"
+              f"  {f['episodes_per_min']:.1f} episodes/min"
+              f"  success {f['success_rate']:.0%} ({f['episodes']} episodes"
+              f"{', %d resets failed' % f['failed_resets'] if f.get('failed_resets') else ''})",
+              flush=True)
+
     with Progress(console=console, transient=True) as progress:
         for conc, n in counts.items():
             figures["ours"][conc] = asyncio.run(run_ours(n, conc, progress))
+            show("ours", conc, figures["ours"][conc])
         if python is not None:
             for conc, n in bg_counts.items():
                 figures["browsergym"][conc] = run_browsergym(python, n, conc, progress)
-    for side, rows in figures.items():
-        for conc, f in rows.items():
-            print(f"{side:10s} x{conc}  reset p50 {f['reset_p50']:.3f}s p95 {f['reset_p95']:.3f}s"
-                  f"  step p50 {f['step_p50']:.3f}s p95 {f['step_p95']:.3f}s"
-                  f"  {f['episodes_per_min']:.1f} episodes/min"
-                  f"  success {f['success_rate']:.0%} ({f['episodes']} episodes)")
+                show("browsergym", conc, figures["browsergym"][conc])
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2))
     if python is not None:

@@ -20,7 +20,7 @@ def main() -> None:
     episodes = int(sys.argv[2])
     seed0 = int(sys.argv[3])
     targets = json.loads(sys.argv[4])
-    resets, steps, successes = [], [], 0
+    resets, steps, successes, failures = [], [], 0, []
     envs = {}
     for i in range(episodes):
         task = tasks[i % len(tasks)]
@@ -28,7 +28,11 @@ def main() -> None:
             envs[task] = gym.make(f"browsergym/miniwob.{task}", headless=True)
         env = envs[task]
         t = time.perf_counter()
-        env.reset(seed=seed0 + i)
+        try:
+            env.reset(seed=seed0 + i)
+        except Exception as e:  # BrowserGym's own 5 s page timeout on a loaded machine
+            failures.append(f"reset: {type(e).__name__}: {str(e)[:120]}")
+            continue
         resets.append(time.perf_counter() - t)
         page = env.unwrapped.page
         bid = page.evaluate("() => { const el = (" + targets[task] + ")();"
@@ -44,7 +48,7 @@ def main() -> None:
     for env in envs.values():
         env.close()
     print(json.dumps({"reset_s": resets, "step_s": steps, "successes": successes,
-                      "episodes": episodes}))
+                      "episodes": episodes, "failures": failures}))
 
 
 if __name__ == "__main__":
