@@ -198,11 +198,13 @@ def main() -> None:
     figures: dict[str, dict[int, dict[str, Any]]] = {"ours": {}, "browsergym": {}}
     python = None if args.no_browsergym else ensure_browsergym()
     def show(side: str, conc: int, f: dict[str, Any]) -> None:
+        failed = f.get("failed_resets")
+        note = f", {failed} resets failed" if failed else ""
         print(f"{side:10s} x{conc}  reset p50 {f['reset_p50']:.3f}s p95 {f['reset_p95']:.3f}s"
               f"  step p50 {f['step_p50']:.3f}s p95 {f['step_p95']:.3f}s"
               f"  {f['episodes_per_min']:.1f} episodes/min"
               f"  success {f['success_rate']:.0%} ({f['episodes']} episodes"
-              f"{', %d resets failed' % f['failed_resets'] if f.get('failed_resets') else ''})",
+              f"{note})",
               flush=True)
 
     with Progress(console=console, transient=True) as progress:
