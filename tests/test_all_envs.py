@@ -6,6 +6,28 @@ import agentgym
 from agentgym.testing import check_registered_env, malformed_actions
 
 ENV_IDS = agentgym.list_envs()
+HEAVY_FAMILIES = {"web", "gui"}
+"""Families that start a browser or a desktop per instance (seconds per reset)."""
+REPRESENTATIVES = {"miniwob": "miniwob/click-button-v0"}
+"""The id that stands for a heavy namespace in the default suite (else its first id)."""
+
+
+def _cases(heavy_all_slow: bool = False) -> list:
+    """Every env id; a heavy namespace's ids other than its representative are marked slow.
+
+    The families' own suites step their envs 1,000 times cheaply (without resets that relaunch
+    a browser or a desktop); here the default run checks one env per heavy namespace.
+    """
+    cases, seen = [], set()
+    for env_id in ENV_IDS:
+        namespace = env_id.split("/")[0]
+        heavy = agentgym.spec(env_id).family in HEAVY_FAMILIES
+        chosen = REPRESENTATIVES.get(namespace, env_id) == env_id or (
+            namespace not in REPRESENTATIVES and namespace not in seen)
+        seen.add(namespace)
+        slow = heavy and (heavy_all_slow or not chosen)
+        cases.append(pytest.param(env_id, marks=pytest.mark.slow) if slow else env_id)
+    return cases
 
 
 def _make_or_skip(env_id):
@@ -15,14 +37,14 @@ def _make_or_skip(env_id):
         pytest.skip(f"{env_id}: {e}")
 
 
-@pytest.mark.parametrize("env_id", ENV_IDS)
+@pytest.mark.parametrize("env_id", _cases())
 def test_check_env(env_id):
     env = _make_or_skip(env_id)
     env.close()
     check_registered_env(env_id, n_malformed=100)
 
 
-@pytest.mark.parametrize("env_id", ENV_IDS)
+@pytest.mark.parametrize("env_id", _cases(heavy_all_slow=True))
 def test_thousand_malformed_actions_never_escape_step(env_id):
     env = _make_or_skip(env_id)
     env.reset(seed=0)
@@ -38,7 +60,7 @@ def test_thousand_malformed_actions_never_escape_step(env_id):
     assert errors > 500, "malformed actions should mostly be reported as errors in info"
 
 
-@pytest.mark.parametrize("env_id", ENV_IDS)
+@pytest.mark.parametrize("env_id", _cases())
 def test_seeded_rollout_is_deterministic(env_id):
     def run():
         env = _make_or_skip(env_id)
