@@ -31,6 +31,7 @@ def test_curated_offpolicy_run_trains_and_resumes_exactly(tiny_cfg, tmp_path):
     assert full.sampler.draws == 2 and full.sampler.posteriors  # VADE drew once per step
     # DARS at step 1: every task at the prior (mean 0.5) gets 4 + round(2 * 0.5) = 5 rollouts
     assert a[1]["episodes"] == 3 * 5
+    assert all(r["train_tokens"] > 0 for r in a.values())  # masks left tokens to train on
 
     part = GRPOTrainer(tiny_cfg(*OPTIONS, "steps=1", f"output_dir={tmp_path / 'part'}"))
     part.train()
