@@ -20,7 +20,6 @@ import dataclasses
 import logging
 import time
 from pathlib import Path
-from typing import Any
 
 import torch
 from torch import Tensor
@@ -40,7 +39,6 @@ from agentgym.rollout import (
 from .batch import collate
 from .distributed import all_sum, barrier
 from .grpo import GRPOTrainer
-from .update import policy_update
 
 logger = logging.getLogger(__name__)
 
@@ -134,15 +132,9 @@ class BCWarmupTrainer(GRPOTrainer):
         if hasattr(self.policy, "timeout_s"):  # the hf policy's own wait for a batch slot
             self.policy.timeout_s = max(float(self.policy.timeout_s), PATIENT_S)
 
-    def evaluate(self) -> dict[str, float]:
-        """Held-out online success, plus SOP, TSR and PG on the same tasks with ``sop_eval``."""
-        self.model.eval()
-        result = self.rollouts.evaluate(self.eval_ids, self.dist)
-        if self.cfg.sop_eval:
-            result.update(self.sop())
-        self.metrics.log(self.state.step, "eval", result)
-        self.last_eval = result
-        return result
+    def extra_eval_metrics(self) -> dict[str, float]:
+        """SOP, TSR and PG on the held-out tasks beside the online success, with ``sop_eval``."""
+        return self.sop() if self.cfg.sop_eval else {}
 
     def sop(self) -> dict[str, float]:
         """SOP of the current weights on the eval split's expert trajectories (this rank's)."""
@@ -162,10 +154,6 @@ class BCWarmupTrainer(GRPOTrainer):
         return {"sop": (tsr + pg) / 2, "tsr": tsr, "pg": pg, "sop_tasks": total,
                 "sop_s": time.perf_counter() - t0}
 
-    def _update_kwargs(self) -> dict[str, Any]:
-        autocast = getattr(self, "autocast", None)
-        return {"autocast": autocast} if autocast is not None else {}
-
     def bc_step(self) -> dict[str, float]:
         """One behaviour-cloning step on ``bc_batch_size`` expert episodes of the train split."""
         cfg = self.cfg
@@ -178,15 +166,7 @@ class BCWarmupTrainer(GRPOTrainer):
                         loss_agg="token_mean", share_prompt=False)
         bc_cfg = dataclasses.replace(cfg, temperature=1.0, ppo_epochs=1, tis_cap=0.0,
                                      kl_coef=0.0)
-        for group in self.optimizer.param_groups:
-            group["lr"] = cfg.bc_lr
-        self.model.train()
-        guard = getattr(self.policy, "updating_weights", None) if self.sync is None else None
-        upd = policy_update(self.model, batch, bc_cfg, nll_loss, self.optimizer,
-                            weights_guard=guard, **self._update_kwargs())
-        self.model.eval()
-        if self.sync is not None and self.dist.is_main:
-            self.sync.push(self.model, self.tokenizer)
+        upd = self.update(batch, lr=cfg.bc_lr, loss_fn=nll_loss, cfg=bc_cfg)
         return {"bc_loss": upd["loss"], "bc_episodes": float(len(trajs)),
                 "grad_norm": upd["grad_norm"], "lr": cfg.bc_lr,
                 "train_tokens": upd["train_tokens"]}

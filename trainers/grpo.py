@@ -249,15 +249,16 @@ class GRPOTrainer:
         }
 
     def update(self, batch: Any, *, trained: bool = True, lr: float | None = None,
-               loss_fn: Any = None) -> dict[str, float]:
+               loss_fn: Any = None, cfg: TrainConfig | None = None) -> dict[str, float]:
         """The optimizer step(s) on a prepared batch and the weight push; returns its metrics.
 
         ``trained`` is False when no rank has data (every rank still joins the collectives).
         Subclasses whose samples do not come from the engine (semi-online RL, behaviour cloning)
         build their own batch and call this; ``lr`` and ``loss_fn`` override the run's for one
-        phase (see :func:`~agentgym.trainers.update.policy_update`).
+        phase (see :func:`~agentgym.trainers.update.policy_update`); ``cfg`` replaces the run's
+        config for this update (a phase with its own temperature or clipping).
         """
-        cfg = self.cfg
+        cfg = cfg or self.cfg
         self.model.train()
         if self.ref_model is not None or (cfg.kl_coef > 0 and cfg.lora):
             batch.ref_logp = self._ref_logprobs(batch)

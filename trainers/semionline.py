@@ -34,7 +34,6 @@ from .bc import BCWarmupTrainer
 from .data import shard
 from .distributed import all_sum
 from .semionline_returns import discounted_returns, keep_task
-from .update import policy_update
 
 
 def step_trajectories(group: list[CopyResult]) -> list[Trajectory]:
@@ -106,14 +105,7 @@ class SemiOnlineTrainer(BCWarmupTrainer):
             batch = empty_batch(self.pad_id)
         (n_train,) = all_sum([len(trajs)], d)
         if n_train > 0:  # every rank updates (DDP), none when no task survived the filter
-            self.model.train()
-            guard = getattr(self.policy, "updating_weights", None) if self.sync is None else None
-            upd = policy_update(self.model, batch, cfg, self.loss_fn, self.optimizer,
-                                scheduler=self.scheduler, weights_guard=guard,
-                                **self._update_kwargs())
-            if self.sync is not None and d.is_main:
-                self.sync.push(self.model, self.tokenizer)
-            self.model.eval()
+            upd = self.update(batch)
         t2 = time.perf_counter()
         n_copies, full, n_steps, reward_sum, patched, n_kept, n_tasks = all_sum(
             [len(copies), sum(c.fully_matched for c in copies), len(samples),
