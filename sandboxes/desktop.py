@@ -52,6 +52,19 @@ from ._desktop_setup import run_setup_steps
 
 logger = logging.getLogger(__name__)
 
+
+def _code_under_tmp() -> list[str]:
+    """``--ro-bind`` arguments for the interpreter and code an app needs that live under /tmp.
+
+    The apps' /tmp is a fresh tmpfs; a virtual environment or checkout under /tmp (a CI clone)
+    would vanish behind it, and the app could not start.
+    """
+    roots = {Path(sys.prefix), Path(sys.base_prefix), Path(__file__).resolve().parents[1],
+             *(Path(p) for p in sys.path if p)}
+    keep = sorted({str(r) for r in roots if r.is_dir() and r.resolve().parts[1:2] == ("tmp",)})
+    keep = [k for k in keep if not any(k != o and k.startswith(o + "/") for o in keep)]
+    return [arg for k in keep for arg in ("--ro-bind", k, k)]
+
 class DesktopLost(SandboxError, InfrastructureError):
     """The desktop's X server or VNC server died: an infrastructure failure, not the model's."""
 
@@ -224,6 +237,7 @@ class DesktopSandbox(Sandbox):
     def _bwrap_args(self) -> list[str]:
         x_socket = f"/tmp/.X11-unix/X{self.display.lstrip(':')}"
         return ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+                *_code_under_tmp(),
                 "--bind", x_socket, x_socket, "--bind", str(self.root), str(self.root),
                 "--unshare-net", "--unshare-pid", "--unshare-ipc", "--new-session"]
 

@@ -45,7 +45,7 @@ def test_scripted_expert_solves_and_replay_repeats_it(tmp_path: Path) -> None:
     engine = Engine(GAME, "scripted", num_envs=3, env_kwargs={"split": "test"})
     trajs = engine.run(_tasks(5))
     assert all(t.success and t.terminated for t in trajs)
-    assert trajs[3].turns == 1  # 50 is binary search's first guess
+    assert all(1 <= t.turns <= 7 for t in trajs)  # binary search over 1..100: at most 7 guesses
     with TrajectoryStore(tmp_path) as store:
         for t in trajs:
             store.append(t)

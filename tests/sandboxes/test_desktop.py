@@ -156,6 +156,9 @@ def test_reap_orphans_kills_desktops_of_dead_owners(tmp_path: Path):
     env = {**os.environ, "AGENTGYM_DESKTOP": label}
     victim = subprocess.Popen(["sleep", "300"], env=env, start_new_session=True)
     (tmp_path / f"{label}.json").write_text(json.dumps({"owner": dead.pid, "label": label}))
+    deadline = time.monotonic() + 10  # the label is in /proc/PID/environ once `sleep` has exec'd
+    while pids_with_label(label) != [victim.pid] and time.monotonic() < deadline:
+        time.sleep(0.02)
     assert pids_with_label(label) == [victim.pid]
     assert reap_orphans(tmp_path) == [label]
     victim.wait(timeout=10)

@@ -228,6 +228,8 @@ def test_builtin_registration() -> None:
         "docker": ("agentgym.sandboxes.docker:DockerSandbox", True),
         "bubblewrap": ("agentgym.sandboxes.bubblewrap:BubblewrapSandbox", True),
         "fake": ("agentgym.sandboxes.fake:FakeSandbox", True),
+        "desktop": ("agentgym.sandboxes.desktop:DesktopSandbox", True),
+        "browser": ("agentgym.sandboxes.browser:BrowserPool", True),
     }
 
 
