@@ -22,8 +22,10 @@ def _cases(heavy_all_slow: bool = False) -> list:
     for env_id in ENV_IDS:
         namespace = env_id.split("/")[0]
         heavy = agentgym.spec(env_id).family in HEAVY_FAMILIES
-        chosen = REPRESENTATIVES.get(namespace, env_id) == env_id or (
-            namespace not in REPRESENTATIVES and namespace not in seen)
+        if namespace in REPRESENTATIVES:
+            chosen = env_id == REPRESENTATIVES[namespace]
+        else:
+            chosen = namespace not in seen
         seen.add(namespace)
         slow = heavy and (heavy_all_slow or not chosen)
         cases.append(pytest.param(env_id, marks=pytest.mark.slow) if slow else env_id)
