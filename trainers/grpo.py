@@ -94,9 +94,9 @@ class GRPOTrainer:
         self.ref_model = frozen_copy(model) if cfg.kl_coef > 0 and not cfg.lora else None
         if cfg.parallel not in ("ddp", "fsdp"):
             raise ConfigError(f"parallel must be ddp or fsdp, not {cfg.parallel!r}")
-        self.fsdp = cfg.parallel == "fsdp" and self.dist.enabled
-        self.replica = fsdp.replica(model) if self.fsdp else None  # the ranks' rollout copy
-        self.model = (fsdp.shard(model, self.autocast) if self.fsdp
+        sharded = cfg.parallel == "fsdp" and self.dist.enabled
+        self.replica = fsdp.replica(model) if sharded else None  # the ranks' rollout copy
+        self.model = (fsdp.shard(model, self.autocast) if sharded
                       else wrap_ddp(model, self.dist, self.device))
         trainable = [p for p in self.model.parameters() if p.requires_grad]
         self.optimizer = make_optimizer(trainable, cfg)
