@@ -163,11 +163,11 @@ def policy_update(
     sums = torch.zeros(len(names), dtype=torch.float32, device=device)  # summed over tokens
     tokens = max(batch.num_tokens, 1)
     grad_norms: list[Tensor] = []
+    mbs = [mb.to(device, non_blocking=True)  # cut and moved once for every epoch
+           for mb in batch.micro_batches(cfg.micro_batch_size)]
     for epoch in range(cfg.ppo_epochs):
         optimizer.zero_grad(set_to_none=True)
-        mbs = list(batch.micro_batches(cfg.micro_batch_size))
         for i, mb in enumerate(mbs):
-            mb = mb.to(device, non_blocking=True)
             first = epoch == 0
             with no_sync(model, skip=i < len(mbs) - 1):
                 logp, entropy = forward_logprobs(model, mb, cfg.temperature,
