@@ -171,12 +171,6 @@ class BCWarmupTrainer(GRPOTrainer):
                 "grad_norm": upd["grad_norm"], "lr": cfg.bc_lr,
                 "train_tokens": upd["train_tokens"]}
 
-    def _restore_lr(self) -> None:
-        """After BC, the scheduler's learning rate again (also right after a resume)."""
-        for group, lr in zip(self.optimizer.param_groups, self.scheduler.get_last_lr(),
-                             strict=True):
-            group["lr"] = lr
-
     def rl_step(self) -> dict[str, float]:
         """One step of the algorithm that follows the warm-up (GRPO here)."""
         return GRPOTrainer.step(self)
@@ -193,7 +187,6 @@ class BCWarmupTrainer(GRPOTrainer):
             if step == cfg.bc_steps and cfg.eval_every and not at_eval:
                 self.evaluate()  # BC alone, beside the final BC + RL figure
             return metrics
-        self._restore_lr()
         return self.rl_step()
 
 
