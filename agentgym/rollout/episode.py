@@ -22,7 +22,7 @@ from typing import Any
 from ..errors import is_infrastructure_error
 from ..policies.base import EpisodeContext, Generation, Policy, SamplingParams, derive_seed
 from .chat import ChatFormat
-from .history import HistoryCompression, observations_to_compress
+from .history import REPLACE_CONTEXT, HistoryCompression, observations_to_compress
 from .stats import BusyTracker
 from .trajectory import Trajectory, jsonable
 from .workers import EnvWorker
@@ -86,7 +86,7 @@ class Episode:
         tracker: BusyTracker | None = None,
     ) -> None:
         self.request, self.policy, self.config = request, policy, config
-        self.chat = ChatFormat(policy.tokenizer) if policy.tokenizer is not None else None
+        self.chat: ChatFormat | None = policy.chat_format()
         self.traj = Trajectory(
             task_id=request.task_id, sample_idx=request.sample_idx, group_id=request.group_id,
             env_id=env_id, seed=request.seed, exact_tokens=self.chat is not None,
@@ -171,7 +171,8 @@ class Episode:
         self.traj.messages = [system, self._observe(obs, "user")]
         if self.chat is not None:
             tools = worker.tools if self.config.render_tools else None
-            self.traj.start(self.chat.prompt_ids(self.traj.messages, tools))
+            self.traj.start(self.chat.prompt_ids(self.traj.messages, tools,
+                                                 images=self.traj.images))
 
     def _sampling(self) -> SamplingParams | None:
         cfg, t = self.config, self.traj
@@ -255,13 +256,15 @@ class Episode:
             self._end(truncated=True, reason=f"turn limit {self.config.max_turns}")
             return
         message = self._observe(obs, role)
-        if self.config.history is not None:
-            self._compress_history(self.config.history)
+        history = REPLACE_CONTEXT if info.get("context") == "replace" else self.config.history
+        if history is not None:
+            self._compress_history(history)
         if self.chat is not None:
             generated = t.token_ids[slice(*t.turn_spans[-1])]
-            delta = self.chat.observation_ids(message, generated)
+            delta = self.chat.observation_ids(message, generated, images=t.images)
             if len(t.token_ids) + len(delta) >= self.config.max_tokens:
                 t.final_observation = message["content"]
+                del t.images[len(t.images) - len(message.get("images", ())):]  # never seen
                 self._end(truncated=True, reason=f"token limit {self.config.max_tokens}")
                 return
             self._env_spans[len(t.messages)] = (len(t.token_ids), len(t.token_ids) + len(delta),
@@ -280,7 +283,7 @@ class Episode:
             if self.chat is None:
                 continue
             start, end, generated = self._env_spans[i]
-            ids = self.chat.observation_ids(message, generated)
+            ids = self.chat.observation_ids(message, generated, images=t.images)
             t.replace_env_tokens(start, end, ids)
             shift = len(ids) - (end - start)
             self._env_spans = {k: ((a + shift, b + shift, g) if a >= end else (a, b, g))

@@ -10,6 +10,11 @@ With exact tokens (a policy with a tokenizer) an earlier observation's delta ids
 the ids of the compressed message (same template closing and generation prompt around it), so
 the trajectory stays exactly what the policy saw at its last turn; earlier turns were generated
 while that observation was still in full, as in WebAgent-R1.
+
+An env can ask for the same on its own: a step whose ``info["context"] == "replace"`` says the
+new observation supersedes every earlier one (MemSearcher's question + memory + newest results),
+and the episode then applies :data:`REPLACE_CONTEXT` before appending it, whatever
+``RolloutConfig.history`` says.
 """
 
 from __future__ import annotations
@@ -51,4 +56,9 @@ def observations_to_compress(messages: list[dict[str, Any]],
             if messages[i].get("content") != history.compress(str(messages[i].get("content")))]
 
 
-__all__ = ["HistoryCompression", "observations_to_compress"]
+REPLACE_CONTEXT = HistoryCompression(placeholder="** superseded by a newer observation **")
+"""Applied before an observation whose step info says ``context == "replace"`` (the first
+observation, which states the task, stays: exact token ids cannot change the first prompt)."""
+
+
+__all__ = ["REPLACE_CONTEXT", "HistoryCompression", "observations_to_compress"]

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import agentgym
 from agentgym.policies import SamplingParams
 from agentgym.policies.base import Generation
 from agentgym.policies.fake import FakePolicy
 from agentgym.rollout import ChatFormat, Engine, EpisodeRequest, RolloutConfig
-from agentgym.rollout.history import HistoryCompression, observations_to_compress
+from agentgym.rollout.history import REPLACE_CONTEXT, HistoryCompression, observations_to_compress
+
+from .fake_envs import CounterEnv, counter_tasks
 
 HISTORY = HistoryCompression(placeholder="** Simplified html **")
 
@@ -73,3 +76,27 @@ def test_exact_tokens_are_the_compressed_conversation(counter_env: str) -> None:
     assert policy.calls[-1]["prompt_token_ids"] == t.token_ids[: t.turn_spans[-1][0]]
     assert sum(t.loss_mask) == sum(full.loss_mask)
     assert [m["content"] for m in t.messages].count("[obs]") == 3
+
+
+class ReplacingCounterEnv(CounterEnv):
+    """A counter env whose every observation supersedes the earlier ones (MemSearcher-style)."""
+
+    def _step(self, action: Any) -> Any:
+        obs, reward, terminated, truncated, info = super()._step(action)
+        return obs, reward, terminated, truncated, {**info, "context": "replace"}
+
+
+def test_env_asking_to_replace_the_context_is_honoured_without_a_history_option() -> None:
+    agentgym.register("testroll/replacing-v0", ReplacingCounterEnv, tasks=counter_tasks)
+    for tokens in (False, True):
+        t, policy = run("testroll/replacing-v0", None, tokens=tokens)
+        t.check()
+        assert t.terminated and t.reward == 1.0
+        observations = [m["content"] for m in t.messages if m["role"] != "assistant"][1:]
+        superseded = REPLACE_CONTEXT.placeholder
+        assert observations[0] == "task t4"  # the first observation states the task
+        assert observations[1:-1] == [superseded] * (len(observations) - 2)
+        assert observations[-1].startswith("turn ") and superseded not in observations[-1]
+        assert sum(m["content"] == superseded for m in policy.calls[-1]["messages"]) == 3
+        if tokens:
+            assert policy.calls[-1]["prompt_token_ids"] == t.token_ids[: t.turn_spans[-1][0]]
