@@ -16,6 +16,7 @@ import importlib
 from typing import Any
 
 _LAZY = {
+    "AsyncGRPOTrainer": "async_grpo",
     "GRPOTrainer": "grpo",
     "TrainConfig": "config",
     "TrainResult": "state",
@@ -34,11 +35,16 @@ _LAZY = {
 
 
 def train(cfg: Any, *, trainer_cls: Any = None, **kwargs: Any) -> Any:
-    """Run the trainer registered as ``cfg.algorithm`` (or ``trainer_cls``) on a config."""
+    """Run the trainer registered as ``cfg.algorithm`` (or ``trainer_cls``) on a config; its
+    asynchronous variant when ``cfg.async_rollouts`` is set."""
     if trainer_cls is None:
         from agentgym import get_registry
 
         trainer_cls = get_registry("trainers").load(cfg.algorithm)
+    if getattr(cfg, "async_rollouts", False):
+        from .async_grpo import async_trainer
+
+        trainer_cls = async_trainer(trainer_cls)
     return trainer_cls(cfg, **kwargs).train()
 
 

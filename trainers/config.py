@@ -135,9 +135,15 @@ class TrainConfig:
     max_version_lag: int = -1
     """Drop tokens generated more than this many policy versions before the trainer's; -1 = keep
     all (asynchronous rollouts record each token's version)."""
+    async_rollouts: bool = False
+    """Roll out on a background thread while the trainer updates (trainers/async_grpo.py); the
+    generator runs up to ``staleness_eta`` steps ahead."""
     staleness_eta: int = 0
     """AReaL's staleness bound eta: at most ``(eta + v + 1) * B`` episodes started at trainer
     version v (trainers/staleness.py); 0 = synchronous."""
+    partial_rollouts: int = 0
+    """APRIL (needs ``async_rollouts``): spare groups started per step; once ``tasks_per_step``
+    groups are complete the rest stop between turns and continue first next step; 0 = off."""
     task_sampling: str = "uniform"
     """Task order: ``uniform`` (seeded epochs) or ``vade`` (Thompson draws from each task's Beta
     posterior of success, most informative tasks first; trainers/curation.py)."""
@@ -256,6 +262,9 @@ class TrainConfig:
         if self.max_version_lag < -1:
             raise ConfigError(
                 f"max_version_lag must be -1 (off) or more, got {self.max_version_lag}")
+        if self.partial_rollouts and not self.async_rollouts:
+            raise ConfigError("partial_rollouts needs async_rollouts: true (with staleness_eta: 0 "
+                              "the schedule stays synchronous)")
         if self.resume and self.overwrite:
             raise ConfigError("resume and overwrite exclude each other")
 
@@ -275,7 +284,7 @@ POSITIVE = ("steps", "tasks_per_step", "group_size", "max_new_tokens", "max_toke
 NON_NEGATIVE = ("max_turns", "eval_every", "eval_tasks", "eval_samples", "save_every",
                 "keep_checkpoints", "warmup_steps", "max_refill_rounds", "kl_coef", "tis_cap",
                 "torch_threads", "weight_decay", "max_grad_norm", "loss_max_length",
-                "staleness_eta", "dars_max_group_size", "dart_buffer")
+                "staleness_eta", "dars_max_group_size", "dart_buffer", "partial_rollouts")
 """Fields that must be 0 or more (0 usually means off or the default)."""
 
 

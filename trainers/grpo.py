@@ -67,6 +67,9 @@ class GRPOTrainer:
         cfg = self.cfg
         if cfg.loss_agg not in AGGREGATIONS:
             raise ConfigError(f"loss_agg must be one of {', '.join(AGGREGATIONS)}")
+        if cfg.async_rollouts and not getattr(self, "asynchronous", False):  # issue 17
+            raise ConfigError("async_rollouts needs the asynchronous trainer: run through "
+                              "agentgym.trainers.train or use AsyncGRPOTrainer")
         if os.environ.get("RANK", "0") == "0":  # before the model loads: a refusal is instant
             prepare_run_dir(cfg.output_dir, resume=cfg.resume, overwrite=cfg.overwrite)
         if cfg.torch_threads:
