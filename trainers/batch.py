@@ -53,6 +53,9 @@ class TrainBatch:
     """In a micro-batch: leftmost target position holding a trained token (-1 = not known).
 
     Computed on the host when the micro-batch is cut, so the update needs no device sync."""
+    vision: dict[str, Tensor] = field(default_factory=dict)
+    """Extra batch-first model inputs of image trajectories (``pixel_values`` ``(B, N, C, H, W)``,
+    ``pixel_attention_mask``), from :func:`agentgym.policies.image_inputs`; empty for text."""
 
     def __len__(self) -> int:
         return int(self.input_ids.shape[0])
@@ -71,6 +74,7 @@ class TrainBatch:
                                "prefix_index": list(prefix_index or [])}
         cols = self.mask[rows].any(0).nonzero()  # the mask lives on the host here
         out["trained_from"] = int(cols[0]) if cols.numel() else max(length - 2, 0)
+        out["vision"] = {k: v[rows] for k, v in self.vision.items()}
         for f in fields(self):
             value = getattr(self, f.name)
             if f.name in out:
@@ -113,10 +117,13 @@ class TrainBatch:
         """A copy with every tensor on ``device`` (the same object when already there)."""
         moved = {f.name: getattr(self, f.name) for f in fields(self)}
         tensors = {k: v for k, v in moved.items() if isinstance(v, Tensor)}
-        if all(v.device == torch.device(device) for v in tensors.values()):
+        if all(v.device == torch.device(device)
+               for v in [*tensors.values(), *self.vision.values()]):
             return self
         moved_tensors: dict[str, Any] = {k: v.to(device, non_blocking=non_blocking)
                                          for k, v in tensors.items()}
+        moved_tensors["vision"] = {k: v.to(device, non_blocking=non_blocking)
+                                   for k, v in self.vision.items()}
         return replace(self, **moved_tensors)
 
 
@@ -128,8 +135,13 @@ def collate(
     loss_agg: str,
     max_length: int | None = None,
     share_prompt: bool = False,
+    vision: dict[str, Tensor] | None = None,
 ) -> TrainBatch:
-    """Stack trajectories (``token_ids``, ``loss_mask``, ``logprobs``) into a batch."""
+    """Stack trajectories (``token_ids``, ``loss_mask``, ``logprobs``) into a batch.
+
+    ``vision`` holds the trajectories' image inputs, batch-first in the same row order; the
+    prompt is then not shared (it holds the images, which every row's forward needs).
+    """
     if len(trajectories) != advantages.shape[0]:
         raise ValueError(f"{len(trajectories)} trajectories but {advantages.shape[0]} advantages")
     width = max((len(t.token_ids) for t in trajectories), default=1)
@@ -155,7 +167,8 @@ def collate(
         behav_logp=behav * mask,
         advantages=advantages.to(torch.float32),
         weights=aggregation_weights(mask, loss_agg, max_length),
-        segments=prompt_segments(trajectories) if share_prompt else [],
+        segments=prompt_segments(trajectories) if share_prompt and not vision else [],
+        vision=dict(vision or {}),
     )
 
 

@@ -44,12 +44,13 @@ def _autocast(device: torch.device, dtype: torch.dtype | None) -> AbstractContex
 
 def _logits(model: Any, mb: TrainBatch, keep: int) -> Tensor:
     """Logits of the last ``keep`` positions, ``(B, keep, V)``; whole rows if unsupported."""
+    inputs = {"input_ids": mb.input_ids, "attention_mask": mb.attention_mask, **mb.vision}
     try:
-        out = model(input_ids=mb.input_ids, attention_mask=mb.attention_mask, logits_to_keep=keep)
+        out = model(**inputs, logits_to_keep=keep)
     except TypeError as e:  # a model without transformers' ``logits_to_keep``
         if "logits_to_keep" not in str(e):
             raise
-        out = model(input_ids=mb.input_ids, attention_mask=mb.attention_mask)
+        out = model(**inputs)
     return out.logits[:, -keep:]
 
 

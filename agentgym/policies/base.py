@@ -106,6 +106,18 @@ class Policy(ABC):
     def __init__(self) -> None:
         self.version = 0
 
+    def chat_format(self) -> Any:
+        """The :class:`~agentgym.policies.chat.ChatFormat` building this policy's exact ids.
+
+        None for a message-level policy (no :attr:`tokenizer`). A vision-language policy returns
+        one that also puts the observation images' placeholder tokens in.
+        """
+        if self.tokenizer is None:
+            return None
+        from .chat import ChatFormat
+
+        return ChatFormat(self.tokenizer)
+
     @property
     def policy_version(self) -> int:
         """Version of the current weights; bumped on every weight update."""

@@ -14,6 +14,7 @@ and taking the difference, so any chat template works, and earlier turns are nev
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ..errors import PolicyError
@@ -58,10 +59,16 @@ class ChatFormat:
         return list(self.tokenizer.encode(text, add_special_tokens=False))
 
     def prompt_ids(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,
+        images: Sequence[bytes] = (),
     ) -> list[int]:
-        """Ids of the first prompt: the template over ``messages`` plus the generation prompt."""
-        return self.encode(self._render(_text_only(messages), generation_prompt=True, tools=tools))
+        """Ids of the first prompt: the template over ``messages`` plus the generation prompt.
+
+        ``images`` (the episode's observation images, which messages name by index) are ignored
+        here: a text model sees only the text. :class:`~agentgym.policies.vision.VisionChatFormat`
+        puts them in.
+        """
+        return self.encode(self._render(self._plain(messages), generation_prompt=True, tools=tools))
 
     def closing_text(self, generated: list[int]) -> str:
         """Template text still needed to close an assistant turn that produced ``generated``."""
@@ -72,13 +79,21 @@ class ChatFormat:
 
     def message_text(self, message: dict[str, Any]) -> str:
         """Template text of ``message`` alone, followed by the generation prompt."""
-        full = self._render([*_PROBE, *_text_only([message])], generation_prompt=True)
+        full = self._render([*_PROBE, *self._plain([message])], generation_prompt=True)
         if not full.startswith(self._probe_text):
             raise PolicyError("the chat template rewrites earlier turns; deltas are not stable")
         return full[len(self._probe_text) :]
 
-    def observation_ids(self, message: dict[str, Any], generated: list[int]) -> list[int]:
-        """Delta ids after a model turn that produced ``generated``: close it, add ``message``."""
+    def _plain(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The messages as the chat template gets them (a text model: role and text only)."""
+        return _text_only(messages)
+
+    def observation_ids(self, message: dict[str, Any], generated: list[int],
+                        images: Sequence[bytes] = ()) -> list[int]:
+        """Delta ids after a model turn that produced ``generated``: close it, add ``message``.
+
+        ``images`` as in :meth:`prompt_ids` (ignored by a text model).
+        """
         return self.encode(self.closing_text(generated) + self.message_text(message))
 
 

@@ -21,12 +21,11 @@ import functools
 import logging
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import PolicyError
 from .base import EpisodeContext, Generation, Policy, SamplingParams
-from .chat import ChatFormat
 
 logger = logging.getLogger(__name__)
 
@@ -36,6 +35,8 @@ class _Pending:
     prompt_ids: list[int]
     sampling: SamplingParams
     future: asyncio.Future[Generation]
+    images: list[bytes] = field(default_factory=list)
+    """The observation images the prompt's placeholders stand for (vision-language models)."""
 
     @property
     def key(self) -> tuple[float, float, int]:
@@ -173,6 +174,7 @@ class HFPolicy(Policy):
                     decode_batch, self.model, requests, temperature=s.temperature,
                     top_p=s.top_p, top_k=s.top_k, eos_ids=self.eos_ids, pad_id=self.pad_id,
                     weights=self._weights, autocast=self.autocast,
+                    prefill=self._prefill_inputs(batch),
                 )
                 results = await loop.run_in_executor(self._executor, job)
             except Exception as e:  # a failed batch fails its requests, not the batcher
@@ -204,16 +206,28 @@ class HFPolicy(Policy):
         episode: EpisodeContext | None = None,
     ) -> Generation:
         """Queue the request for the next batch and wait for its result."""
+        images = list(episode.images) if episode is not None else []
         if prompt_token_ids is None:
-            prompt_token_ids = ChatFormat(self.tokenizer).prompt_ids(messages, tools)
+            prompt_token_ids = self.chat_format().prompt_ids(messages, tools, images=images)
+        pending = _Pending(list(prompt_token_ids), sampling,
+                           asyncio.get_running_loop().create_future(),
+                           self._prompt_images(prompt_token_ids, images))
         wakeup = self._ensure_batcher()
-        future: asyncio.Future[Generation] = asyncio.get_running_loop().create_future()
-        self._pending.append(_Pending(list(prompt_token_ids), sampling, future))
+        future = pending.future
+        self._pending.append(pending)
         wakeup.set()
         try:
             return await asyncio.wait_for(future, self.timeout_s)
         except TimeoutError as e:
             raise PolicyError(f"hf generation took longer than {self.timeout_s:.0f}s") from e
+
+    def _prompt_images(self, prompt_ids: list[int], images: list[bytes]) -> list[bytes]:
+        """The images a request's prompt refers to (a text model: none)."""
+        return []
+
+    def _prefill_inputs(self, batch: list[_Pending]) -> dict[str, Any] | None:
+        """Extra first-forward inputs of a decode batch (a text model: none)."""
+        return None
 
     async def aclose(self) -> None:
         """Stop the batcher task of the current event loop."""

@@ -118,6 +118,7 @@ def decode_batch(
     weights: Callable[[], AbstractContextManager[int]],
     autocast: torch.dtype | None = None,
     check_every: int | None = None,
+    prefill: dict[str, Any] | None = None,
 ) -> list[DecodeResult]:
     """Decode every request until EOS or its ``max_new_tokens``.
 
@@ -126,7 +127,8 @@ def decode_batch(
     Tokens, log-probs and the live flags stay on the device; the loop asks the host whether
     every row has finished only every ``check_every`` steps (default: 8 on CUDA, 1 on CPU), and
     the results are read back once at the end. ``autocast`` runs the forwards under
-    ``torch.autocast`` (bf16 decoding of fp32 master weights on GPUs).
+    ``torch.autocast`` (bf16 decoding of fp32 master weights on GPUs). ``prefill`` holds extra
+    inputs of the first forward only, batch-first (a vision-language model's ``pixel_values``).
     """
     device = next(model.parameters()).device
     on_gpu = device.type != "cpu"
@@ -161,12 +163,14 @@ def decode_batch(
     temp = temperature if temperature > 0 else 1.0
     amp = (torch.autocast(device_type=device.type, dtype=autocast) if autocast is not None
            else contextlib.nullcontext())
+    extra = {k: v.to(device) for k, v in (prefill or {}).items()}
     for step in range(budget):
         if step % check == 0 and not bool(live.any()):
             break
         with weights() as version, amp:
             out = _forward(model, input_ids=step_ids, attention_mask=mask[:, : width + step],
-                           position_ids=step_pos, past_key_values=cache, use_cache=True)
+                           position_ids=step_pos, past_key_values=cache, use_cache=True,
+                           **(extra if step == 0 else {}))
         versions.append(version)
         cache = out.past_key_values
         scaled = out.logits[:, -1, :].float() / temp  # (B, V)

@@ -18,7 +18,7 @@ def _has(module: str) -> bool:
 
 @hookimpl
 def agentgym_register_policies(register: NamedRegistrar) -> None:
-    """Register openai, hf, vllm, scripted, replay, random and fake."""
+    """Register openai, hf, hf-vision, vllm, scripted, replay, random and fake."""
     base = "agentgym.policies"
     register(
         "openai",
@@ -30,6 +30,13 @@ def agentgym_register_policies(register: NamedRegistrar) -> None:
         f"{base}.hf:HFPolicy.from_spec",
         description="In-process transformers model; batches concurrent requests; exact tokens.",
         available=lambda: _has("torch") and _has("transformers"),
+    )
+    register(
+        "hf-vision",
+        f"{base}.hf_vision:HFVisionPolicy.from_spec",
+        description="In-process transformers vision-language model (SmolVLM/Idefics3) through "
+        "AutoProcessor; screenshots become image tokens; exact tokens.",
+        available=lambda: _has("torch") and _has("transformers") and _has("PIL"),
     )
     register(
         "vllm",

@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import is_infrastructure_error
+from ..errors import PolicyError, is_infrastructure_error
 from ..policies.base import EpisodeContext, Generation, Policy, SamplingParams, derive_seed
 from .chat import ChatFormat
 from .history import REPLACE_CONTEXT, HistoryCompression, observations_to_compress
@@ -171,8 +171,11 @@ class Episode:
         self.traj.messages = [system, self._observe(obs, "user")]
         if self.chat is not None:
             tools = worker.tools if self.config.render_tools else None
-            self.traj.start(self.chat.prompt_ids(self.traj.messages, tools,
-                                                 images=self.traj.images))
+            try:
+                self.traj.start(self.chat.prompt_ids(self.traj.messages, tools,
+                                                     images=self.traj.images))
+            except PolicyError as e:  # e.g. an observation image the model cannot read
+                self._fail(e, "policy prompt", env=False)
 
     def _sampling(self) -> SamplingParams | None:
         cfg, t = self.config, self.traj
@@ -261,7 +264,11 @@ class Episode:
             self._compress_history(history)
         if self.chat is not None:
             generated = t.token_ids[slice(*t.turn_spans[-1])]
-            delta = self.chat.observation_ids(message, generated, images=t.images)
+            try:
+                delta = self.chat.observation_ids(message, generated, images=t.images)
+            except PolicyError as e:
+                self._fail(e, "policy prompt", env=False)
+                return
             if len(t.token_ids) + len(delta) >= self.config.max_tokens:
                 t.final_observation = message["content"]
                 del t.images[len(t.images) - len(message.get("images", ())):]  # never seen
