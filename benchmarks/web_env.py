@@ -79,7 +79,7 @@ async def _our_target(env: MiniWoBEnv, task: str) -> int:
     assert env.session is not None
     res = await env.session.cdp("Runtime.evaluate", {"expression": f"({TARGETS[task]})()"})
     node = await env.session.cdp("DOM.describeNode", {"objectId": res["result"]["objectId"]})
-    return int(node["node"]["backendNodeId"])
+    return env.element_id(int(node["node"]["backendNodeId"]))
 
 
 async def _our_worker(queue: asyncio.Queue[int], envs: dict[str, MiniWoBEnv],

@@ -39,25 +39,7 @@ def _make_or_skip(env_id):
         pytest.skip(f"{env_id}: {e}")
 
 
-KNOWN_NONDETERMINISTIC = {"miniwob"}
-"""Namespaces whose seeded resets are known to differ (open defect, kept visible as xfail):
-MiniWoB element ids are Chromium backend node ids, which vary between runs of the same page;
-webarena-lite renumbers them in tree order, and WebEnv should do the same for every web env."""
-
-
-def _check_cases() -> list:
-    out = []
-    for case in _cases():
-        env_id = case if isinstance(case, str) else case.values[0]
-        if env_id.split("/")[0] in KNOWN_NONDETERMINISTIC:
-            marks = [pytest.mark.xfail(reason="element ids vary between runs", strict=False)]
-            marks += [] if isinstance(case, str) else list(case.marks)
-            case = pytest.param(env_id, marks=marks)
-        out.append(case)
-    return out
-
-
-@pytest.mark.parametrize("env_id", _check_cases())
+@pytest.mark.parametrize("env_id", _cases())
 def test_check_env(env_id):
     env = _make_or_skip(env_id)
     env.close()

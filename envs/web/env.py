@@ -42,7 +42,7 @@ from agentgym.sandboxes.browser import (
 
 from .actions import ActionParseError, WebAction, parse_action, web_tools
 from .executor import ActionFailed, execute
-from .observation import AXTree, prune_html, render_ax_tree, render_tabs
+from .observation import AXTree, ElementIds, document_key, prune_html, render_ax_tree, render_tabs
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -91,6 +91,8 @@ class WebEnv(AgentEnv):
         self.pool: BrowserPool | None = None
         self.session: BrowserSession | None = None
         self.tree = AXTree("")
+        self.element_ids = ElementIds()
+        """Shown element ids per document (tree order, stable while the page lives)."""
         self.goal = ""
         self.answer: str | None = None
         self.done = True
@@ -161,8 +163,10 @@ class WebEnv(AgentEnv):
             ax = await self._soft(session.cdp("Accessibility.getFullAXTree"), {"nodes": []})
             nodes = ax.get("nodes", [])
             bounds = await self._soft(self._bounds(), None) if self.viewport_only else None
+            self.element_ids.enter((id(page), document_key(nodes)))
             self.tree = render_ax_tree(nodes, bounds=bounds, viewport=self.browser_config.viewport,
-                                       max_lines=self.max_tree_lines)
+                                       max_lines=self.max_tree_lines,
+                                       number=self.element_ids.number)
             parts.append("Accessibility tree:\n" + self.tree.text)
         if self.html:
             parts.append("HTML:\n" + prune_html(await self._soft(session.guard(page.content()),
@@ -179,6 +183,11 @@ class WebEnv(AgentEnv):
             images = (shot,) if shot else ()
         return {"text": "\n\n".join(parts), "images": images}
 
+    def element_id(self, backend_node_id: int) -> int:
+        """The id an action uses for Chromium's backend node ``backend_node_id`` on the current
+        page (for experts that find elements through CDP); numbered now if not yet shown."""
+        return self.element_ids.number(int(backend_node_id))
+
     # -- episode loop ------------------------------------------------------------------------
 
     async def _close_session(self) -> None:
@@ -186,13 +195,23 @@ class WebEnv(AgentEnv):
             session, self.session = self.session, None
             await session.aclose()
 
+    async def browser_pool(self) -> BrowserPool:
+        """The running loop's shared browser pool (taken on first use, released by close)."""
+        if self.pool is None or self.pool.closed:
+            self.pool = await shared_pool(self.browser_config)
+        return self.pool
+
+    async def open_session(self) -> BrowserSession:
+        """A fresh browser context for the next episode, from the loop's shared pool."""
+        pool = await self.browser_pool()
+        return await pool.new_session(NetworkPolicy(self.allowed_origins()))
+
     async def _areset(self, options: dict[str, Any]) -> tuple[Observation, dict[str, Any]]:
         await self._close_session()
         self.home_loop = asyncio.get_running_loop()
-        if self.pool is None or self.pool.closed:
-            self.pool = await shared_pool(self.browser_config)
-        self.session = await self.pool.new_session(NetworkPolicy(self.allowed_origins()))
+        self.session = await self.open_session()
         self.done, self.steps, self.answer, self.last_error = False, 0, None, ""
+        self.element_ids.clear()
         self.goal, info = await self.setup_episode(options)
         obs = await self.observe()
         info.setdefault("goal", self.goal)
@@ -209,7 +228,8 @@ class WebEnv(AgentEnv):
             parsed = parse_action(action, self.tools)
             if parsed.name == "stop":
                 self.answer = parsed.text
-            await execute(self.session, parsed, self.tree.ids, self.browser_config.viewport)
+            await execute(self.session, parsed, self.element_ids.backend,
+                          self.browser_config.viewport)
         except (ActionParseError, ActionFailed) as e:
             self.last_error = str(e)
         except BrowserCrashed:
@@ -256,6 +276,7 @@ class WebEnv(AgentEnv):
             self.home_loop = None
             return
         super().close()
+        self.home_loop = None  # that loop is stopping: a second close has nothing to do
 
     def run_on_home_loop(self, coro: Coroutine[Any, Any, T], timeout_s: float = 30.0) -> T:
         """Run ``coro`` on the loop that owns the browser session, from another thread."""

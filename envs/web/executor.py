@@ -1,9 +1,10 @@
 """Runs a :class:`~.actions.WebAction` in a :class:`~agentgym.sandboxes.browser.BrowserSession`.
 
-Elements are found by their ``backendDOMNodeId`` (the id the observation shows) through CDP, then
-clicked with real mouse events at the centre of their on-screen box, as WebArena does. An action
-that cannot be carried out raises :class:`ActionFailed` with a message for the model; a dead
-browser raises :class:`~agentgym.sandboxes.browser.BrowserCrashed` (the episode is aborted).
+An element id of the observation is mapped to Chromium's ``backendDOMNodeId`` (by the env's
+:class:`~.observation.ElementIds`), the element is found by it through CDP, then clicked with
+real mouse events at the centre of its on-screen box, as WebArena does. An action that cannot be
+carried out raises :class:`ActionFailed` with a message for the model; a dead browser raises
+:class:`~agentgym.sandboxes.browser.BrowserCrashed` (the episode is aborted).
 Nothing here sleeps for a fixed time: after an action the page gets two animation frames (or
 50 ms at most) to settle, and a navigation it started is awaited to its ``load`` event.
 """
@@ -11,7 +12,7 @@ Nothing here sleeps for a fixed time: after an action the page gets two animatio
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -50,17 +51,20 @@ def check_url(url: str, allows: Any) -> None:
         raise ActionFailed(f"refused URL {url[:100]!r}: its host is not an allowed site")
 
 
-async def element_center(session: BrowserSession, element: int) -> tuple[float, float]:
-    """Scroll the element into view and return the centre of its first box on screen."""
+async def element_center(session: BrowserSession, backend: int,
+                         shown: int | None = None) -> tuple[float, float]:
+    """Scroll backend node ``backend`` into view and return the centre of its first box on
+    screen (``shown`` is its id in the observation, for error messages)."""
+    label = backend if shown is None else shown
     try:
-        await session.cdp("DOM.scrollIntoViewIfNeeded", {"backendNodeId": element})
-        quads = (await session.cdp("DOM.getContentQuads", {"backendNodeId": element}))["quads"]
+        await session.cdp("DOM.scrollIntoViewIfNeeded", {"backendNodeId": backend})
+        quads = (await session.cdp("DOM.getContentQuads", {"backendNodeId": backend}))["quads"]
     except Exception as e:
         if isinstance(e, BrowserCrashed):
             raise
-        raise ActionFailed(f"element [{element}] cannot be reached: {_short(e)}") from e
+        raise ActionFailed(f"element [{label}] cannot be reached: {_short(e)}") from e
     if not quads:
-        raise ActionFailed(f"element [{element}] is not visible")
+        raise ActionFailed(f"element [{label}] is not visible")
     q = quads[0]
     return (q[0] + q[2] + q[4] + q[6]) / 4, (q[1] + q[3] + q[5] + q[7]) / 4
 
@@ -93,21 +97,25 @@ async def settle(session: BrowserSession) -> None:
             logger.debug("waiting for a load after an action failed: %s", e2)
 
 
-async def execute(session: BrowserSession, action: WebAction, known_ids: Iterable[int],
-                  viewport: tuple[int, int]) -> None:
-    """Run ``action``; ``known_ids`` are the ids of the latest observation."""
+async def execute(session: BrowserSession, action: WebAction,
+                  backend_of: Callable[[int], int | None], viewport: tuple[int, int]) -> None:
+    """Run ``action``; ``backend_of`` maps an id of the latest observation to its backend node."""
     page = session.page
-    if action.element is not None and action.element not in set(known_ids):
-        raise ActionFailed(f"no element [{action.element}] in the current page; use an id from "
-                           "the latest observation")
+    backend = 0
+    if action.element is not None:
+        found = backend_of(action.element)
+        if found is None:
+            raise ActionFailed(f"no element [{action.element}] in the current page; use an id "
+                               "from the latest observation")
+        backend = found
     name = action.name
     try:
         if name in ("click", "hover"):
-            x, y = await element_center(session, action.element or 0)
+            x, y = await element_center(session, backend, action.element)
             op = page.mouse.click(x, y) if name == "click" else page.mouse.move(x, y)
             await session.guard(op)
         elif name == "type":
-            x, y = await element_center(session, action.element or 0)
+            x, y = await element_center(session, backend, action.element)
             await session.guard(page.mouse.click(x, y))
             await session.guard(page.keyboard.press("Control+a"))
             await session.guard(page.keyboard.press("Delete"))
@@ -115,7 +123,7 @@ async def execute(session: BrowserSession, action: WebAction, known_ids: Iterabl
             if action.press_enter:
                 await session.guard(page.keyboard.press("Enter"))
         elif name == "select":
-            problem = await _call_on(session, action.element or 0, SELECT_JS, action.text)
+            problem = await _call_on(session, backend, SELECT_JS, action.text)
             if problem:
                 raise ActionFailed(f"select [{action.element}]: {problem}")
         elif name == "mouse_click":

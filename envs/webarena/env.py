@@ -16,10 +16,8 @@ writes them) or ``config`` (a YAML/JSON file holding these three keys).
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 import logging
-import re
 import secrets
 from pathlib import Path
 from typing import Any
@@ -27,14 +25,12 @@ from typing import Any
 import httpx
 
 from agentgym.envs.web import INSTRUCTIONS as WEB_INSTRUCTIONS
-from agentgym.envs.web import WebAction, WebEnv, parse_action
+from agentgym.envs.web import WebAction, WebEnv
 from agentgym.errors import EnvError
 from agentgym.sandboxes.browser import (
     BrowserConfig,
-    BrowserPool,
     BrowserSession,
     NetworkPolicy,
-    shared_pool,
 )
 from agentgym.tasks import Task, TaskSet
 
@@ -48,7 +44,6 @@ from .sites.state import SESSION_COOKIE, SITES
 from .tasks import load_tasks, read_raw, to_tasks
 
 logger = logging.getLogger(__name__)
-_TREE_ID = re.compile(r"(?m)^(\t*)\[(\d+)\]")
 
 PLACEHOLDERS = {site: f"__{site.upper()}__" for site in SITES}
 """WebArena site name -> its URL placeholder in task files (``__SHOPPING_ADMIN__``)."""
@@ -106,7 +101,6 @@ class WebArenaEnv(WebEnv):
         self._spare: asyncio.Task[BrowserSession] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._login_cookies: dict[str, str] = {}
-        self._to_backend: dict[int, int] = {}
 
     # -- sites -------------------------------------------------------------------------------
 
@@ -140,31 +134,28 @@ class WebArenaEnv(WebEnv):
             return self.task_set[int(options["index"]) % len(self.task_set)]
         return self.task_set[int(self.np_random.integers(len(self.task_set)))]
 
+    async def open_session(self) -> BrowserSession:
+        """The context prefetched during the previous episode, else a new one."""
+        await asyncio.to_thread(self._ensure_sites)
+        pool = await self.browser_pool()
+        return await self._take_spare() or await pool.new_session(
+            NetworkPolicy(self.allowed_origins()))
+
     async def _areset(self, options: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
-        """WebEnv's reset, with the next episode's browser context opened in the background.
+        """WebEnv's reset, then the next episode's context is opened in the background.
 
         The spare context is made while the current episode runs, so a reset only pays for the
-        cookies, the start page and the first observation.
+        cookies, the start page and the first observation. The previous episode's site session
+        is dropped in the background too.
         """
-        await asyncio.to_thread(self._ensure_sites)
         previous = self.session_id
-        await self._close_session()
-        pool: BrowserPool | None = getattr(self, "pool", None)
-        if pool is None or pool.closed:
-            pool = self.pool = await shared_pool(self.browser_config)
-        self.session = await self._take_spare()
-        if self.session is None:
-            self.session = await pool.new_session(NetworkPolicy(self.allowed_origins()))
-        self.done, self.steps, self.answer, self.last_error = False, 0, None, ""
-        self.goal, info = await self.setup_episode(options)
-        obs = await self.observe()
-        info.setdefault("goal", self.goal)
-        if self.prefetch:
+        result = await super()._areset(options)
+        if self.prefetch and self.pool is not None:
             self._spare = asyncio.create_task(
-                pool.new_session(NetworkPolicy(self.allowed_origins())))
+                self.pool.new_session(NetworkPolicy(self.allowed_origins())))
         if previous:
             self._background(self._drop_session(previous))
-        return obs, info
+        return result
 
     async def _take_spare(self) -> BrowserSession | None:
         spare, self._spare = self._spare, None
@@ -253,7 +244,7 @@ class WebArenaEnv(WebEnv):
                     await asyncio.wait_for(loaded.wait(), self.browser_config.timeout_s)
                 except TimeoutError:
                     logger.debug("a navigation did not finish in time")
-            obs = self._renumber(await super().observe())
+            obs = await super().observe()
             if not self.axtree or len(self.tree.text.splitlines()) > 1 or self.session is None:
                 return obs
             try:
@@ -262,48 +253,6 @@ class WebArenaEnv(WebEnv):
                 logger.debug("waiting for a blank page to load: %s", e)
             await asyncio.sleep(0.05)
         return obs
-
-    def _renumber(self, obs: Any) -> Any:
-        """Show element ids numbered in tree order (1, 2, ...) instead of Chromium's node ids.
-
-        Chromium's backend node ids depend on the renderer's history and on timing, so the same
-        page could show different ids; ids in tree order make an observation a function of the
-        page alone (a seeded reset repeats exactly). Actions are mapped back in :meth:`_astep`.
-        """
-        mapping: dict[int, int] = {}
-
-        def number(m: re.Match[str]) -> str:
-            new = len(mapping) + 1
-            mapping[new] = int(m.group(2))
-            return f"{m.group(1)}[{new}]"
-
-        obs = dict(obs)
-        obs["text"] = _TREE_ID.sub(number, str(obs["text"]))
-        self._to_backend = mapping
-        return obs
-
-    async def _astep(self, action: Any) -> Any:
-        """Map the observation's element id back to Chromium's, then take WebEnv's step."""
-        if self.done or self.session is None or isinstance(action, WebAction):
-            return await super()._astep(action)
-        try:
-            parsed = parse_action(action, self.tools)
-        except Exception:  # the base step reports the parse error as an observation
-            return await super()._astep(action)
-        if parsed.element is None:
-            return await super()._astep(parsed)
-        backend = self._to_backend.get(parsed.element)
-        if backend is None:
-            self.steps += 1
-            self.last_error = (f"no element [{parsed.element}] in the current page; use an id "
-                               "from the latest observation")
-            info = {"step": self.steps, "action": parsed.to_text(), "error": self.last_error,
-                    "blocked_requests": self.session.policy.blocked}
-            return await self.observe(), 0.0, False, False, info
-        obs, reward, terminated, truncated, info = await super()._astep(
-            dataclasses.replace(parsed, element=backend))
-        info["action"] = parsed.to_text()
-        return obs, reward, terminated, truncated, info
 
     async def _login(self, sites: Any) -> None:
         assert self.session is not None  # noqa: S101

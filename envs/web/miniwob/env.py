@@ -148,13 +148,14 @@ class MiniWoBEnv(WebEnv):
             "functionDeclaration": "function(i) { return this.elements[i]; }"})
         node = (await session.cdp("DOM.describeNode", {"objectId": obj["result"]["objectId"],
                                                        "depth": -1}))["node"]
+        shown = set(self.tree.backend.values())
         stack = [node]
         while stack:  # the element itself, else its first descendant the tree shows
             current = stack.pop(0)
-            if current.get("backendNodeId") in self.tree.ids:
-                return int(current["backendNodeId"])
+            if current.get("backendNodeId") in shown:
+                return self.element_id(int(current["backendNodeId"]))
             stack.extend(current.get("children", ()))
-        return int(node["backendNodeId"])
+        return self.element_id(int(node["backendNodeId"]))
 
     def expert_actions(self, task: Task) -> list[str] | None:
         """The expert protocol (called from a worker thread): runs on the env's loop."""
