@@ -63,6 +63,9 @@ class EnvSpec:
     """``"pkg.mod:function"`` returning the env's :class:`agentgym.TaskSet`, for listings."""
     plugin: str = ""
     """Plugin that registered the spec (empty when registered by user code)."""
+    viewer: str | None = None
+    """``"pkg.mod:function"`` writing the trajectory viewer of this env's episodes, called like
+    :func:`agentgym.rollout.viewer.write_viewer` (GUI: clicks marked); None = the generic one."""
 
     @property
     def namespace(self) -> str:

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import json
+import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..errors import AgentGymError
 from .trajectory import Trajectory
+
+logger = logging.getLogger(__name__)
 
 
 def _plot(path: Path, results: dict[str, Any], trajs: list[Trajectory]) -> bool:
@@ -100,10 +105,29 @@ def write_results(out: Path, results: dict[str, Any], trajs: list[Trajectory]) -
     (out / "results.json").write_text(json.dumps(results, indent=2, default=str) + "\n")
     plot = "report.png" if _plot(out / "report.png", results, trajs) else None
     (out / "report.md").write_text(render_markdown(results, plot))
-    from .viewer import has_images, write_viewer
+    from .viewer import has_images
 
     if has_images(trajs):  # screenshots (web, GUI): an HTML page per episode + index
-        write_viewer(out / "viewer", trajs, image_root=out / "trajectories")
+        env_id = str(results.get("config", {}).get("env_id", ""))
+        viewer_for(env_id)(out / "viewer", trajs, image_root=out / "trajectories")
 
 
-__all__ = ["render_markdown", "write_results"]
+def viewer_for(env_id: str) -> Callable[..., Path]:
+    """The env's own viewer writer (its spec's ``viewer``), else the generic one.
+
+    A writer that cannot be imported is reported and replaced by the generic viewer, so a
+    broken plugin never costs an evaluation its report.
+    """
+    from ..registry import spec
+    from ..specs import load_entry_point
+    from .viewer import write_viewer
+
+    try:
+        target = spec(env_id).viewer if env_id else None
+        return load_entry_point(target) if target else write_viewer  # type: ignore[no-any-return]
+    except AgentGymError as e:
+        logger.warning("env %s: its viewer is unavailable (%s); using the generic one", env_id, e)
+        return write_viewer
+
+
+__all__ = ["render_markdown", "viewer_for", "write_results"]

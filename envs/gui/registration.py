@@ -14,6 +14,7 @@ def register_gui(register: EnvRegistrar) -> None:
         aliases=("gui", "desktop"),
         max_turns=15,
         tasks="agentgym.envs.gui.env:load_tasks",
+        viewer="agentgym.envs.gui.viewer:write_gui_viewer",
         description="Computer-use tasks on an Xvfb desktop (Tk apps, mousepad, xterm, gnumeric); "
         "screenshots plus window/widget text; state-checked evaluators.",
     )
@@ -24,5 +25,6 @@ def register_gui(register: EnvRegistrar) -> None:
         family="gui",
         max_turns=15,
         tasks="agentgym.envs.gui.env:load_tasks",
+        viewer="agentgym.envs.gui.viewer:write_gui_viewer",
         description="As gui/desktop-v0, driven through a VNC client against the desktop's x11vnc.",
     )

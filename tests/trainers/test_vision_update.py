@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -27,7 +26,7 @@ pytestmark = pytest.mark.model
 
 
 @pytest.fixture(scope="module")
-def rollout() -> Iterator[tuple[Any, Any, list[Any]]]:
+def rollout() -> tuple[Any, Any, list[Any]]:
     """Model, processor and three image trajectories (2, 3 and 3 screenshots)."""
     model, processor = tiny_vlm()
     register()
@@ -38,12 +37,7 @@ def rollout() -> Iterator[tuple[Any, Any, list[Any]]]:
                         for i, t in enumerate(["s2", "s3", "s3"])])
     engine.close()
     assert all(t.terminated for t in trajs), [t.reason for t in trajs]
-    yield model, processor, trajs
-    import agentgym
-    from agentgym.plugins import reset_plugins
-
-    reset_plugins()
-    agentgym.list_envs()
+    return model, processor, trajs
 
 
 def _fresh_logprobs(model: Any, processor: Any, traj: Any) -> Any:
