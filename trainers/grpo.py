@@ -93,6 +93,9 @@ class GRPOTrainer:
         model, tokenizer = self._given
         if model is None:
             model, tokenizer, _ = build_model(cfg, self.device)
+        # a vision-language model comes with its processor: images travel with the ids
+        self.processor = tokenizer if hasattr(tokenizer, "image_processor") else None
+        tokenizer = getattr(self.processor, "tokenizer", tokenizer)
         self.tokenizer, self.pad_id = tokenizer, pad_id(tokenizer)
         self.ref_model = frozen_copy(model) if cfg.kl_coef > 0 and not cfg.lora else None
         if cfg.parallel not in ("ddp", "fsdp"):
@@ -138,11 +141,13 @@ class GRPOTrainer:
     def _make_policy(self) -> tuple[Any, Any]:
         cfg = self.cfg
         if not cfg.policy:
-            from agentgym.policies import HFPolicy
+            from agentgym.policies import HFPolicy, HFVisionPolicy
 
             module = self.replica if self.replica is not None else unwrap(self.model)
-            shared = HFPolicy(module, self.tokenizer, max_batch_size=cfg.max_batch_size,
-                              autocast=self.autocast)
+            options: dict[str, Any] = {"max_batch_size": cfg.max_batch_size,
+                                       "autocast": self.autocast}
+            shared = (HFVisionPolicy(module, self.processor, **options) if self.processor
+                      else HFPolicy(module, self.tokenizer, **options))
             return shared, None
         from agentgym.policies import load_policy
 
@@ -208,9 +213,14 @@ class GRPOTrainer:
         buffer = cfg.overlong_buffer if cfg.overlong_buffer >= 0 else max(1, self.max_response // 5)
         shaped = rewards + overlong_penalty(lengths, self.max_response, buffer)
         adv = self.adv_fn(shaped, [t.group_id for t in trajs], eps=cfg.adv_eps)  # (N,)
+        vision = None
+        if self.processor is not None:
+            from agentgym.policies import image_inputs
+
+            vision = image_inputs(self.processor, [t.images for t in trajs])
         batch = collate(trajs, adv, pad_id=self.pad_id, loss_agg=cfg.loss_agg,
                         max_length=cfg.loss_max_length or self.max_response,
-                        share_prompt=self.share_prompt)
+                        share_prompt=self.share_prompt, vision=vision)
         if cfg.max_version_lag >= 0:  # issue 17: drop tokens too many policy versions old
             current = int(getattr(self.policy, "version", self.state.step))
             versions = target_versions(trajs, batch.mask.shape[1])  # (B, L-1)

@@ -23,12 +23,13 @@ def png(color: tuple[int, int, int], size: tuple[int, int] = (48, 40)) -> bytes:
 
 
 class ScreensEnv(AgentEnv):
-    """Task ``s<n>`` lasts ``n`` steps; each observation carries a screenshot of its own colour.
+    """Task ``s<n>`` (test) or ``r<n>`` (train) lasts ``n`` steps; each observation carries a
+    screenshot of its own colour; a step's reward is the parity of the action's length.
 
     ``broken=True`` sends bytes that are no image on the second step.
     """
 
-    instructions = "Describe the screen, then say done."
+    instructions = "Describe the screen."
 
     def __init__(self, split: str = "test", broken: bool = False) -> None:
         super().__init__()
@@ -43,12 +44,14 @@ class ScreensEnv(AgentEnv):
         self.turn += 1
         image = b"\x89PNG not really" if self.broken else png((20, 60 * self.turn, 200))
         obs = make_observation(f"screen {self.turn} <image> is text here", [image])
-        return obs, float("done" in str(action)), self.turn >= self.length, False, {}
+        reward = float(len(str(action)) % 2)  # varies between samples: GRPO has a signal
+        return obs, reward, self.turn >= self.length, False, {}
 
 
 def register() -> str:
-    """Register the env (tasks s2 and s3) and return its id."""
-    tasks = TaskSet([Task("s2", "test", "two screens"), Task("s3", "test", "three screens")])
+    """Register the env (test tasks s2 and s3, train tasks r2 and r3) and return its id."""
+    tasks = TaskSet([Task("s2", "test", "two screens"), Task("s3", "test", "three screens"),
+                     Task("r2", "train", "two screens"), Task("r3", "train", "three screens")])
     agentgym.register(ENV_ID, ScreensEnv, tasks=lambda: tasks)
     agentgym.register(ENV_ID.replace("screens", "broken"), ScreensEnv, kwargs={"broken": True})
     return ENV_ID

@@ -98,3 +98,32 @@ def test_policy_update_steps_on_image_trajectories(rollout: tuple[Any, Any, list
     after = [forward_logprobs(model.eval(), mb, 1.0)[0] for mb in batch.micro_batches(3)][0]
     gain = ((after - batch.behav_logp) * batch.mask).sum(-1)  # (B,)
     assert gain[0] > 0 > gain[1]
+
+
+def test_grpo_trainer_steps_on_a_vision_language_model(tmp_path: Any) -> None:
+    """A config naming a VLM factory: the trainer serves it as hf-vision and trains on images."""
+    from agentgym.trainers import GRPOTrainer, load_config
+
+    tiny_vlm()  # skips without the tokenizer
+    register()
+    cfg = load_config(None, [
+        "env=testvision/screens-v0", "model=agentgym.testing.tiny_vlm:tiny_idefics3",
+        "device=cpu", "tasks_per_step=2", "group_size=2", "max_new_tokens=4", "lr=0.01",
+        "micro_batch_size=4", "steps=1", "eval_every=0", "eval_at_start=false",
+        "tensorboard=false", "progress=false", "torch_threads=1", "num_envs=4",
+        f"output_dir={tmp_path / 'run'}",
+    ])
+    trainer = GRPOTrainer(cfg)
+    trainer.setup()
+    try:
+        assert isinstance(trainer.policy, HFVisionPolicy)
+        before = {k: v.clone() for k, v in trainer.model.state_dict().items()}
+        metrics = trainer.step()
+        trajs = trainer.state.last_trajectories
+        assert trajs and all(t.images for t in trajs) and metrics["train_tokens"] > 0
+        assert metrics["behav_logp_abs_diff"] < 1e-3  # rollout and trainer saw the same images
+        after = trainer.model.state_dict()
+        assert any(not torch.equal(before[k], after[k]) for k in before)
+        assert trainer.policy.version == 1  # the shared module's update reached the policy
+    finally:
+        trainer.close()
