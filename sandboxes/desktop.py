@@ -48,6 +48,7 @@ from agentgym.sandbox import (
 )
 
 from . import _desktop_reaper as reaper
+from ._desktop_a11y import a11y_parts, start_a11y_bus
 from ._desktop_setup import run_setup_steps
 
 logger = logging.getLogger(__name__)
@@ -92,6 +93,9 @@ class DesktopConfig:
     """Start x11vnc on 127.0.0.1 so a person (or the VNC backend) can connect."""
     isolate_apps: bool = True
     """Run apps under bubblewrap (no network, read-only root) when bwrap is installed."""
+    accessibility: bool = False
+    """Start a private AT-SPI bus (when at-spi2-core is installed) so GTK apps publish their
+    widget trees; :attr:`DesktopSandbox.a11y_address` (None when not started)."""
     start_timeout_s: float = 15.0
     """Longest wait for Xvfb and x11vnc to come up."""
 
@@ -115,6 +119,8 @@ class DesktopSandbox(Sandbox):
         self.home.mkdir()
         self.display = ""
         self.vnc_port: int | None = None
+        self.a11y_address: str | None = None
+        """Address of the desktop's accessibility bus (``unix:path=...``), when started."""
         self.apps: list[subprocess.Popen[bytes]] = []
         self._core: list[subprocess.Popen[bytes]] = []
         self._watcher: subprocess.Popen[bytes] | None = None
@@ -135,8 +141,12 @@ class DesktopSandbox(Sandbox):
         env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
         env.update({
             "DISPLAY": self.display, "HOME": str(self.home), reaper.LABEL_ENV: self.label,
-            "XDG_RUNTIME_DIR": str(self.root), "NO_AT_BRIDGE": "1",
+            "XDG_RUNTIME_DIR": str(self.root),
         })
+        if self.a11y_address:
+            env["AT_SPI_BUS_ADDRESS"] = self.a11y_address
+        else:
+            env["NO_AT_BRIDGE"] = "1"
         return env
 
     def _spawn(self, argv: Sequence[str], *, cwd: Path | None = None,
@@ -177,7 +187,9 @@ class DesktopSandbox(Sandbox):
         if self.config.window_manager:
             self._core.append(self._spawn([self.config.window_manager]))
             self._wait_for_window_manager()
-        if self.config.vnc:
+        if self.config.accessibility and a11y_parts() is not None:
+            self._start_a11y()
+        if self.config.vnc:  # last: alive() watches it as _core[-1]
             self.vnc_port = self._start_vnc()
         logger.debug("desktop %s on %s (vnc %s)", self.label, self.display, self.vnc_port)
 
@@ -192,6 +204,18 @@ class DesktopSandbox(Sandbox):
             time.sleep(0.05)
         logger.warning("window manager %s did not come up on %s", self.config.window_manager,
                        self.display)
+
+    def _start_a11y(self) -> None:
+        """The private accessibility bus; a failure leaves the desktop without one (logged)."""
+        def set_address(address: str) -> None:
+            self.a11y_address = address
+
+        try:
+            self._core.extend(start_a11y_bus(self._spawn, set_address, self.root,
+                                             self.config.start_timeout_s))
+        except (OSError, TimeoutError, subprocess.SubprocessError) as e:
+            logger.warning("desktop %s: no accessibility bus (%s)", self.label, e)
+            self.a11y_address = None
 
     def _start_vnc(self) -> int:
         if shutil.which("x11vnc") is None:

@@ -26,6 +26,7 @@ from agentgym.tasks import Task, TaskSet
 from agentgym.tools import Tool, ToolSet
 
 from .actions import TERMINAL, ActionError, Primitive
+from .atspi import accessibility_tree, render_accessibility
 from .backends import Backend, LocalBackend, VNCBackend, png_bytes
 from .evaluators import evaluate
 from .expert import expert_turns
@@ -85,7 +86,8 @@ class DesktopEnv(AgentEnv):
     def __init__(self, *, split: str = "train", backend: str = "local",
                  action_space: str = "auto", screen: tuple[int, int] = (1280, 720),
                  screenshot_size: tuple[int, int] | None = None, text_observation: bool = True,
-                 settle_s: float = 0.25, tasks: TaskSet | None = None) -> None:
+                 settle_s: float = 0.25, tasks: TaskSet | None = None,
+                 accessibility: bool = True) -> None:
         super().__init__()
         if backend not in ("local", "vnc"):
             raise ValueError("backend must be 'local' or 'vnc'")
@@ -96,6 +98,8 @@ class DesktopEnv(AgentEnv):
         size = screenshot_size or self.screen
         self.shot_size = (int(size[0]), int(size[1]))
         self.text_observation, self.settle_s = text_observation, settle_s
+        self.accessibility = accessibility
+        """Read GTK apps' widget trees over AT-SPI into the text (where at-spi2 is installed)."""
         self.task_set = (tasks or load_task_set()).split(split)
         self.tools = ToolSet([Tool.from_function(computer)])
         self.desktop: DesktopSandbox | None = None
@@ -139,7 +143,8 @@ class DesktopEnv(AgentEnv):
             return self.desktop, self.backend
         self._close()
         config = DesktopConfig(width=self.screen[0], height=self.screen[1],
-                               vnc=self.backend_name == "vnc")
+                               vnc=self.backend_name == "vnc",
+                               accessibility=self.accessibility and self.text_observation)
         self.desktop = DesktopSandbox(config)
         if self.backend_name == "vnc":
             self.backend = VNCBackend("127.0.0.1", int(self.desktop.vnc_port or 0))
@@ -194,6 +199,9 @@ class DesktopEnv(AgentEnv):
         if self.text_observation:
             parts.append(render_windows(window_list(self.desktop.display), self.scale))
             widgets = render_widgets(self.app_state(), self.scale)
+            if not widgets and self.desktop.a11y_address:  # a GTK app: its AT-SPI tree
+                widgets = render_accessibility(accessibility_tree(self.desktop.a11y_address),
+                                               self.scale)
             if widgets:
                 parts.append(widgets)
         return make_observation("\n".join(p for p in parts if p), (png_bytes(image),))
