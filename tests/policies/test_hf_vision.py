@@ -12,6 +12,7 @@ torch = pytest.importorskip("torch")
 
 from agentgym import PolicyError  # noqa: E402
 from agentgym.policies import (  # noqa: E402
+    EpisodeContext,
     HFVisionPolicy,
     SamplingParams,
     VisionChatFormat,
@@ -122,3 +123,31 @@ def test_loaded_by_name_from_a_factory() -> None:
     assert isinstance(policy.chat_format(), VisionChatFormat)
     with pytest.raises(PolicyError, match="needs a model"):
         load_policy("hf-vision")
+
+
+async def _one_turn(policy: HFVisionPolicy, images: list[bytes]) -> Any:
+    messages = [{"role": "system", "content": "s"},
+                {"role": "user", "content": "look", "images": [0]}]
+    ctx = EpisodeContext(episode_id="e", images=images)
+    try:
+        return await policy.agenerate(messages, sampling=SamplingParams(max_tokens=5, seed=3),
+                                      episode=ctx)
+    finally:
+        await policy.aclose()
+
+
+async def test_a_saved_folder_loads_through_auto_processor(vlm: tuple[Any, Any], tmp_path) -> None:
+    """``hf-vision:PATH`` reads a SmolVLM-style folder (AutoProcessor + image-text-to-text)."""
+    model, processor = vlm
+    model.save_pretrained(tmp_path)
+    processor.save_pretrained(tmp_path)
+    loaded = load_policy(f"hf-vision:{tmp_path}")
+    assert type(loaded.processor).__name__ == "Idefics3Processor"
+    images = [png((10, 200, 30))]
+    a = await _one_turn(loaded, images)
+    b = await _one_turn(HFVisionPolicy(model, processor), images)
+    assert a.prompt_token_ids == b.prompt_token_ids and a.token_ids == b.token_ids
+    assert max(abs(x - y) for x, y in zip(a.logprobs, b.logprobs, strict=True)) < 1e-4
+    with pytest.raises(PolicyError, match="holds 1 images"):  # the images were not passed
+        await HFVisionPolicy(model, processor).agenerate(
+            [], sampling=SamplingParams(max_tokens=2), prompt_token_ids=a.prompt_token_ids)
