@@ -357,6 +357,12 @@ class BrowserPool:
             async with self._cond:
                 self._cond.notify_all()
 
+    def free_slots(self) -> int:
+        """Sessions that could open now without waiting (browsers not yet launched count)."""
+        used = sum(len(h.sessions) + h.pending for h in self.browsers if not h.dead)
+        total = self.config.max_browsers * self.config.contexts_per_browser
+        return max(0, total - used - self._launching)
+
     async def live_contexts(self) -> int:
         """Open contexts over every browser, spares left out (what a leak test counts)."""
         spares = set()

@@ -42,7 +42,9 @@ from agentgym.sandboxes.browser import (
 
 from .actions import ActionParseError, WebAction, parse_action, web_tools
 from .executor import ActionFailed, execute
+from .navigation import NavigationWatch
 from .observation import AXTree, ElementIds, document_key, prune_html, render_ax_tree, render_tabs
+from .prefetch import Prefetcher
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -71,6 +73,8 @@ class WebEnv(AgentEnv):
         viewport_only: bool = False,
         max_tree_lines: int = 1500,
         browser: BrowserConfig | None = None,
+        navigation_grace_s: float = 0.1,
+        prefetch: bool = True,
     ) -> None:
         super().__init__()
         self.tools = web_tools()
@@ -88,6 +92,15 @@ class WebEnv(AgentEnv):
         """Keep only tree nodes whose box intersects the viewport."""
         self.max_tree_lines = max_tree_lines
         self.browser_config = browser or BrowserConfig()
+        self.navigation_grace_s = navigation_grace_s
+        """After a click or Enter, how long to wait for a page load that starts late (one that
+        starts during the action is always awaited); 0 for single-page tasks."""
+        self.navigation: NavigationWatch | None = None
+        self.prefetch = prefetch
+        """Open (and :meth:`prepare_session`) the next episode's browser context in the
+        background after each reset, when the pool has a free slot."""
+        self.prefetcher = Prefetcher()
+        self._background_tasks: set[asyncio.Task[Any]] = set()
         self.pool: BrowserPool | None = None
         self.session: BrowserSession | None = None
         self.tree = AXTree("")
@@ -114,6 +127,11 @@ class WebEnv(AgentEnv):
     async def evaluate(self, action: WebAction) -> tuple[float, bool, dict[str, Any]]:
         """Score the page after ``action``: ``(reward, terminated, info)``."""
         raise NotImplementedError
+
+    async def prepare_session(self, session: BrowserSession) -> None:
+        """Optional: load what any episode starts from into a fresh session opened in the
+        background (a task page before its seed, a site's origin), so the reset is quicker.
+        :meth:`setup_episode` must still work on a session this did not prepare."""
 
     # -- observation -------------------------------------------------------------------------
 
@@ -150,18 +168,24 @@ class WebEnv(AgentEnv):
         if session is None:
             raise ResetNeeded("call reset() first")
         page = session.page
+        if self.navigation is not None:
+            await self.navigation.wait_loaded(self.browser_config.timeout_s)
         parts: list[str] = []
         if self.steps == 0 and self.goal:
             parts.append(f"Task: {self.goal}")
-        titles = [await self._soft(session.guard(p.title()), "") for p in session.pages]
         parts.append(f"URL: {page.url}")
-        if len(titles) > 1:
+        if len(session.pages) > 1:  # titles cost a round trip each: only for the tab list
+            titles = [await self._soft(session.guard(p.title()), "") for p in session.pages]
             parts.append("Tabs:\n" + render_tabs(titles, session.active))
         if self.last_error:
             parts.append(f"Error: {self.last_error}")
         if self.axtree:
             ax = await self._soft(session.cdp("Accessibility.getFullAXTree"), {"nodes": []})
             nodes = ax.get("nodes", [])
+            if len(nodes) <= 1 and page.url != "about:blank":  # caught between commit and parse
+                await self._soft(session.guard(page.wait_for_load_state("load")), None)
+                ax = await self._soft(session.cdp("Accessibility.getFullAXTree"), {"nodes": []})
+                nodes = ax.get("nodes", [])
             bounds = await self._soft(self._bounds(), None) if self.viewport_only else None
             self.element_ids.enter((id(page), document_key(nodes)))
             self.tree = render_ax_tree(nodes, bounds=bounds, viewport=self.browser_config.viewport,
@@ -190,10 +214,19 @@ class WebEnv(AgentEnv):
 
     # -- episode loop ------------------------------------------------------------------------
 
-    async def _close_session(self) -> None:
+    async def _close_session(self, wait: bool = True) -> None:
         if self.session is not None:
             session, self.session = self.session, None
-            await session.aclose()
+            if wait:
+                await session.aclose()
+            else:
+                self._background(session.aclose())
+
+    def _background(self, coro: Coroutine[Any, Any, Any]) -> None:
+        """Run ``coro`` on the loop without waiting; :meth:`aclose` waits for what is left."""
+        task = asyncio.get_running_loop().create_task(coro)
+        self._background_tasks.add(task)
+        task.add_done_callback(self._background_tasks.discard)
 
     async def browser_pool(self) -> BrowserPool:
         """The running loop's shared browser pool (taken on first use, released by close)."""
@@ -206,15 +239,27 @@ class WebEnv(AgentEnv):
         pool = await self.browser_pool()
         return await pool.new_session(NetworkPolicy(self.allowed_origins()))
 
+    async def _prepared_session(self) -> BrowserSession:
+        session = await self.open_session()
+        try:
+            await self.prepare_session(session)
+        except BaseException:
+            await session.aclose()
+            raise
+        return session
+
     async def _areset(self, options: dict[str, Any]) -> tuple[Observation, dict[str, Any]]:
-        await self._close_session()
+        await self._close_session(wait=False)  # its slot frees in the background
         self.home_loop = asyncio.get_running_loop()
-        self.session = await self.open_session()
+        self.session = await self.prefetcher.take() or await self.open_session()
+        self.navigation = NavigationWatch(self.session.context)
         self.done, self.steps, self.answer, self.last_error = False, 0, None, ""
         self.element_ids.clear()
         self.goal, info = await self.setup_episode(options)
         obs = await self.observe()
         info.setdefault("goal", self.goal)
+        if self.prefetch and self.pool is not None and self.pool.free_slots() > 0:
+            self.prefetcher.start(self._prepared_session)
         return obs, info
 
     async def _astep(self, action: Any) -> StepResult:
@@ -229,7 +274,7 @@ class WebEnv(AgentEnv):
             if parsed.name == "stop":
                 self.answer = parsed.text
             await execute(self.session, parsed, self.element_ids.backend,
-                          self.browser_config.viewport)
+                          self.browser_config.viewport, self.navigation, self.navigation_grace_s)
         except (ActionParseError, ActionFailed) as e:
             self.last_error = str(e)
         except BrowserCrashed:
@@ -256,7 +301,10 @@ class WebEnv(AgentEnv):
         return obs, float(reward), bool(terminated), False, info
 
     async def _aclose(self) -> None:
+        await self.prefetcher.aclose()
         await self._close_session()
+        if self._background_tasks:
+            await asyncio.gather(*self._background_tasks, return_exceptions=True)
         if self.pool is not None:
             pool, self.pool = self.pool, None
             await release_pool(pool)

@@ -5,8 +5,9 @@ An element id of the observation is mapped to Chromium's ``backendDOMNodeId`` (b
 real mouse events at the centre of its on-screen box, as WebArena does. An action that cannot be
 carried out raises :class:`ActionFailed` with a message for the model; a dead browser raises
 :class:`~agentgym.sandboxes.browser.BrowserCrashed` (the episode is aborted).
-Nothing here sleeps for a fixed time: after an action the page gets two animation frames (or
-50 ms at most) to settle, and a navigation it started is awaited to its ``load`` event.
+Nothing here sleeps for a fixed time: after an action the page gets an animation frame and a
+task turn (or 50 ms at most) to settle, and a navigation it started is awaited to its ``load``
+event (:mod:`.navigation`).
 """
 
 from __future__ import annotations
@@ -19,12 +20,12 @@ from urllib.parse import urlsplit
 from agentgym.sandboxes.browser import BrowserCrashed, BrowserSession
 
 from .actions import WebAction
+from .navigation import NavigationWatch
 
 logger = logging.getLogger(__name__)
 
-SETTLE_JS = ("() => new Promise(r => { let t = setTimeout(r, 50);"
-             " requestAnimationFrame(() => requestAnimationFrame(() => { clearTimeout(t); r(); }))"
-             " })")
+SETTLE_JS = ("() => new Promise(r => { const t = setTimeout(r, 50);"
+             " requestAnimationFrame(() => { clearTimeout(t); setTimeout(r, 0); }) })")
 SELECT_JS = """function(label) {
   if (this.tagName !== 'SELECT') return 'element is not a select box';
   const opts = Array.from(this.options);
@@ -81,26 +82,54 @@ async def _call_on(session: BrowserSession, element: int, fn: str, *args: Any) -
     return res.get("result", {}).get("value")
 
 
-async def settle(session: BrowserSession) -> None:
-    """Give the page two frames to react; await a navigation the action started."""
+NAVIGATING_ACTIONS = frozenset({"click", "mouse_click"})
+"""Actions after which a navigation that starts a little late is raced (with Enter: also
+``press`` and ``type ... [1]``)."""
+
+
+def may_navigate(action: WebAction) -> bool:
+    """Whether ``action`` commonly starts a page load (a click, or Enter in a form)."""
+    if action.name in NAVIGATING_ACTIONS:
+        return True
+    if action.name == "type":
+        return action.press_enter
+    return action.name == "press" and "enter" in action.text.lower()
+
+
+async def settle(session: BrowserSession, watch: NavigationWatch | None = None,
+                 since: int = 0, grace_s: float = 0.0) -> None:
+    """Give the page a frame and a task turn to react; await a navigation the action started.
+
+    With a ``watch``, a main-frame navigation started after its count ``since`` (or within
+    ``grace_s`` after the frame) is awaited to its ``load`` event, so the next observation is
+    of the new page even when the server answers after that frame.
+    """
     page = session.page
     try:
         await session.guard(page.evaluate(SETTLE_JS))
     except Exception as e:  # a navigation destroyed the context: wait for the new page
         if isinstance(e, BrowserCrashed):
             raise
-        try:
-            await session.guard(page.wait_for_load_state("load"))
-        except Exception as e2:
-            if isinstance(e2, BrowserCrashed):
-                raise
-            logger.debug("waiting for a load after an action failed: %s", e2)
+        if watch is None:
+            try:
+                await session.guard(page.wait_for_load_state("load"))
+            except Exception as e2:
+                if isinstance(e2, BrowserCrashed):
+                    raise
+                logger.debug("waiting for a load after an action failed: %s", e2)
+    if watch is not None and await watch.wait_started(since, grace_s):
+        await watch.wait_loaded(session.timeout_s)
 
 
 async def execute(session: BrowserSession, action: WebAction,
-                  backend_of: Callable[[int], int | None], viewport: tuple[int, int]) -> None:
-    """Run ``action``; ``backend_of`` maps an id of the latest observation to its backend node."""
+                  backend_of: Callable[[int], int | None], viewport: tuple[int, int],
+                  watch: NavigationWatch | None = None, grace_s: float = 0.0) -> None:
+    """Run ``action``; ``backend_of`` maps an id of the latest observation to its backend node.
+
+    ``watch`` and ``grace_s`` (applied to clicks and Enter) are passed on to :func:`settle`.
+    """
     page = session.page
+    since = watch.starts if watch is not None else 0
     backend = 0
     if action.element is not None:
         found = backend_of(action.element)
@@ -118,8 +147,7 @@ async def execute(session: BrowserSession, action: WebAction,
             x, y = await element_center(session, backend, action.element)
             await session.guard(page.mouse.click(x, y))
             await session.guard(page.keyboard.press("Control+a"))
-            await session.guard(page.keyboard.press("Delete"))
-            await session.guard(page.keyboard.type(action.text))
+            await _type_text(session, action.text)
             if action.press_enter:
                 await session.guard(page.keyboard.press("Enter"))
         elif name == "select":
@@ -161,7 +189,20 @@ async def execute(session: BrowserSession, action: WebAction,
         if isinstance(e, BrowserCrashed):
             raise
         raise ActionFailed(f"{name} failed: {_short(e)}") from e
-    await settle(session)
+    await settle(session, watch, since, grace_s if may_navigate(action) else 0.0)
 
 
-__all__ = ["ActionFailed", "check_url", "element_center", "execute", "settle"]
+async def _type_text(session: BrowserSession, text: str) -> None:
+    """Replace the selection by ``text``: one ``insertText`` call for all but the last
+    character, then the last one as a real key press, so pages that react to ``keydown`` or
+    ``keyup`` (a search box filtering as one types) still see a key event with the full value."""
+    keyboard = session.page.keyboard
+    if not text:
+        await session.guard(keyboard.press("Delete"))
+        return
+    if len(text) > 1:
+        await session.guard(keyboard.insert_text(text[:-1]))
+    await session.guard(keyboard.type(text[-1]))
+
+
+__all__ = ["ActionFailed", "check_url", "element_center", "execute", "may_navigate", "settle"]

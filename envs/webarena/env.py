@@ -30,7 +30,6 @@ from agentgym.errors import EnvError
 from agentgym.sandboxes.browser import (
     BrowserConfig,
     BrowserSession,
-    NetworkPolicy,
 )
 from agentgym.tasks import Task, TaskSet
 
@@ -69,7 +68,6 @@ class WebArenaEnv(WebEnv):
         storage_states: dict[str, str] | None = None,
         config: str | Path | None = None,
         judge: Judge | None = None,
-        prefetch: bool = True,
         **web_options: Any,
     ) -> None:
         """Pick the split (``train``/``test``), or an official task file with its servers.
@@ -93,13 +91,9 @@ class WebArenaEnv(WebEnv):
             self.task_set = TaskSet(to_tasks(read_raw(task_file), split), name=str(task_file))
         else:
             self.task_set = load_tasks().split(split)
-        self.prefetch = prefetch
-        """Open the next episode's browser context while the current one runs."""
         self.task: Task | None = None
         self.session_id = ""
         self.result_info: dict[str, Any] = {}
-        self._spare: asyncio.Task[BrowserSession] | None = None
-        self._tasks: set[asyncio.Task[Any]] = set()
         self._login_cookies: dict[str, str] = {}
 
     # -- sites -------------------------------------------------------------------------------
@@ -135,46 +129,25 @@ class WebArenaEnv(WebEnv):
         return self.task_set[int(self.np_random.integers(len(self.task_set)))]
 
     async def open_session(self) -> BrowserSession:
-        """The context prefetched during the previous episode, else a new one."""
+        """A fresh context from the shared pool (the bundled sites are started first)."""
         await asyncio.to_thread(self._ensure_sites)
-        pool = await self.browser_pool()
-        return await self._take_spare() or await pool.new_session(
-            NetworkPolicy(self.allowed_origins()))
+        return await super().open_session()
+
+    async def prepare_session(self, session: BrowserSession) -> None:
+        """Open a page of the sites' origin in the prefetched context, so the renderer the
+        start page needs is already running (the page sets no cookie and changes no state)."""
+        if self.external:
+            return
+        url = f"{next(iter(self.site_urls.values()))}/__agentgym__/health"
+        await session.guard(session.page.goto(url, wait_until="load"))
 
     async def _areset(self, options: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
-        """WebEnv's reset, then the next episode's context is opened in the background.
-
-        The spare context is made while the current episode runs, so a reset only pays for the
-        cookies, the start page and the first observation. The previous episode's site session
-        is dropped in the background too.
-        """
+        """WebEnv's reset; the previous episode's site session is dropped in the background."""
         previous = self.session_id
         result = await super()._areset(options)
-        if self.prefetch and self.pool is not None:
-            self._spare = asyncio.create_task(
-                self.pool.new_session(NetworkPolicy(self.allowed_origins())))
         if previous:
             self._background(self._drop_session(previous))
         return result
-
-    async def _take_spare(self) -> BrowserSession | None:
-        spare, self._spare = self._spare, None
-        if spare is None:
-            return None
-        try:
-            session = await spare
-        except Exception as e:  # a failed prefetch: open a context the ordinary way
-            logger.debug("prefetched browser context failed: %s", e)
-            return None
-        if session.closed or session.handle.dead:
-            await session.aclose()
-            return None
-        return session
-
-    def _background(self, coro: Any) -> None:
-        task = asyncio.create_task(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
 
     async def setup_episode(self, options: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         """Pick the task, give the context a fresh site session, log in, open the start URL."""
@@ -187,7 +160,6 @@ class WebArenaEnv(WebEnv):
         assert self.session is not None  # noqa: S101 -- set by WebEnv._areset
         context = self.session.context
         self.result_info = {}
-        self._watch_navigations(context)
         if not self.external:
             self.session_id = secrets.token_urlsafe(12)
             await context.add_cookies([{"name": SESSION_COOKIE, "value": self.session_id,
@@ -203,56 +175,6 @@ class WebArenaEnv(WebEnv):
             await self.session.focus_tab(0)
         return str(config["intent"]), {"task_id": task.task_id, "split": self.split,
                                        "sites": list(config.get("sites", ()))}
-
-    def _watch_navigations(self, context: Any) -> None:
-        """Track main-frame navigations, so an observation waits for a page still loading.
-
-        Workaround until the web layer's ``settle`` waits for navigations that start more than
-        two frames after an action (a form post to a server that answers in 50 ms).
-        """
-        loaded = asyncio.Event()
-        loaded.set()
-        self._loaded = loaded
-
-        def on_request(request: Any) -> None:
-            try:
-                if request.is_navigation_request() and request.frame.parent_frame is None:
-                    loaded.clear()
-            except Exception as e:  # a request of a closing page
-                logger.debug("navigation tracking: %s", e)
-
-        def on_page(page: Any) -> None:
-            page.on("load", lambda *_: loaded.set())
-            page.on("close", lambda *_: loaded.set())
-
-        context.on("request", on_request)
-        context.on("page", on_page)
-        for page in context.pages:
-            on_page(page)
-
-    async def observe(self) -> Any:
-        """The observation, once a navigation the last action started has loaded.
-
-        A tree with nothing under its root (a document caught between commit and parse) is
-        taken again after the page's load event.
-        """
-        obs: Any = None
-        for _ in range(3):
-            loaded = getattr(self, "_loaded", None)
-            if loaded is not None and not loaded.is_set():
-                try:
-                    await asyncio.wait_for(loaded.wait(), self.browser_config.timeout_s)
-                except TimeoutError:
-                    logger.debug("a navigation did not finish in time")
-            obs = await super().observe()
-            if not self.axtree or len(self.tree.text.splitlines()) > 1 or self.session is None:
-                return obs
-            try:
-                await self.session.guard(self.session.page.wait_for_load_state("load"))
-            except Exception as e:  # a crash is re-raised by the next observe
-                logger.debug("waiting for a blank page to load: %s", e)
-            await asyncio.sleep(0.05)
-        return obs
 
     async def _login(self, sites: Any) -> None:
         assert self.session is not None  # noqa: S101
@@ -300,15 +222,10 @@ class WebArenaEnv(WebEnv):
             logger.debug("dropping site session %s failed: %s", sid, e)
 
     async def _aclose(self) -> None:
-        spare = await self._take_spare()
-        if spare is not None:
-            await spare.aclose()
-        if self._tasks:
-            await asyncio.gather(*self._tasks, return_exceptions=True)
+        await super()._aclose()
         if self.session_id and not self.external:
             await self._drop_session(self.session_id)
             self.session_id = ""
-        await super()._aclose()
 
     # -- expert ------------------------------------------------------------------------------
 

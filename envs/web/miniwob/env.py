@@ -24,6 +24,8 @@ from .tasks import KNOWN_BROKEN, load_tasks
 if TYPE_CHECKING:
     from playwright.async_api import Page
 
+    from agentgym.sandboxes.browser import BrowserSession
+
 REWARD_MODES = ("binary", "raw", "original")
 STATE_JS = ("() => typeof WOB_DONE_GLOBAL === 'undefined' ? null : [WOB_DONE_GLOBAL,"
             " WOB_RAW_REWARD_GLOBAL, WOB_REWARD_GLOBAL, WOB_REWARD_REASON]")
@@ -33,7 +35,7 @@ START_JS = """([seed, maxMs]) => {
   core.startEpisodeReal();
   const display = document.getElementById('reward-display');
   if (display) display.setAttribute('aria-hidden', 'true');
-  return WOB_TASK_READY;
+  return WOB_TASK_READY ? core.getUtterance() : null;
 }"""
 TASK_AREA = (0, 0, 160, 210)
 """The task's 160x210 box at the page's top-left (what the screenshot shows by default)."""
@@ -53,6 +55,7 @@ class MiniWoBEnv(WebEnv):
         screenshot_clip: tuple[int, int, int, int] | None = TASK_AREA,
         **web_options: Any,
     ) -> None:
+        web_options.setdefault("navigation_grace_s", 0.0)  # a task is one page: nothing loads
         super().__init__(screenshot=screenshot, screenshot_clip=screenshot_clip, **web_options)
         if reward_mode not in REWARD_MODES:
             raise EnvError(f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
@@ -82,19 +85,28 @@ class MiniWoBEnv(WebEnv):
             return self.task_set[int(options["index"]) % len(self.task_set)]
         return self.task_set[int(self.np_random.integers(len(self.task_set)))]
 
+    def page_url(self) -> str:
+        """The task's page on the loopback server."""
+        return f"{base_url()}miniwob/{self.name}.html"
+
+    async def prepare_session(self, session: BrowserSession) -> None:
+        """Load the task page into the next episode's fresh context; the episode is started
+        (seeded) only by :meth:`setup_episode`, so the instance is still the seed's."""
+        await session.guard(session.page.goto(self.page_url(), wait_until="load"))
+
     async def setup_episode(self, options: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         """Load the page, seed it and start the episode; the goal is the utterance."""
         assert self.session is not None  # noqa: S101 -- set by WebEnv before this call
         self.task = self._select(options)
         seed = int(self.task.data["seed"])
         page = self.task_page = self.session.page
-        url = f"{base_url()}miniwob/{self.name}.html"
-        await self.session.guard(page.goto(url, wait_until="load"))
-        ready = await self.session.guard(
+        if page.url != self.page_url():  # else prepare_session loaded it (not yet started)
+            await self.session.guard(page.goto(self.page_url(), wait_until="load"))
+        utterance = await self.session.guard(
             page.evaluate(START_JS, [seed, int(self.episode_max_time_s * 1000)]))
-        if not ready:
+        if utterance is None:  # the task builds its problem asynchronously
             await self.session.guard(page.wait_for_function("WOB_TASK_READY"))
-        utterance = await self.session.guard(page.evaluate("core.getUtterance()"))
+            utterance = await self.session.guard(page.evaluate("core.getUtterance()"))
         return str(utterance), {"task_id": self.task.task_id, "split": self.split, "seed": seed}
 
     async def evaluate(self, action: WebAction) -> tuple[float, bool, dict[str, Any]]:

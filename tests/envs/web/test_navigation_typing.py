@@ -1,0 +1,115 @@
+"""WebEnv against real Chromium: late and slow navigations are awaited, typing fires key events,
+element ids are numbered per document, and the next episode's context is prefetched."""
+
+from __future__ import annotations
+
+import asyncio
+import http.server
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from agentgym.envs.web import WebAction, WebEnv
+
+pytestmark = pytest.mark.browser
+
+HOME = b"""<!doctype html><title>Home</title>
+<form action="/slow" method="post"><input name="q" aria-label="query">
+<button type="submit">Send slowly</button></form>
+<button onclick="setTimeout(() => { location.href = '/late'; }, 40)">Go late</button>
+<input aria-label="watched" onkeyup="document.getElementById('out').textContent =
+  'keyup saw ' + this.value">
+<p id="out">nothing typed</p>"""
+
+
+class _Pages(http.server.BaseHTTPRequestHandler):
+    def _page(self, body: bytes) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self) -> None:  # noqa: N802
+        if self.path == "/late":
+            self._page(b"<title>Late</title><h1>Arrived late</h1>")
+        else:
+            self._page(HOME)
+
+    def do_POST(self) -> None:  # noqa: N802
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        time.sleep(0.4)  # a busy server: the answer comes long after the next frame
+        self._page(b"<title>Slow</title><h1>Arrived slowly</h1>")
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[str]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Pages)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+class _Site(WebEnv):
+    def __init__(self, url: str, **options: Any) -> None:
+        super().__init__(**options)
+        self.url = url
+        self.prepared = 0
+
+    def allowed_origins(self) -> list[str]:
+        return [self.url]
+
+    async def prepare_session(self, session: Any) -> None:
+        self.prepared += 1
+
+    async def setup_episode(self, options: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        assert self.session is not None
+        await self.session.guard(self.session.page.goto(self.url + "/", wait_until="load"))
+        return "test the page", {}
+
+    async def evaluate(self, action: WebAction) -> tuple[float, bool, dict[str, Any]]:
+        return 0.0, action.name == "stop", {}
+
+
+def _id(text: str, needle: str) -> int:
+    line = next(ln for ln in text.splitlines() if needle in ln)
+    return int(line.split("[", 1)[1].split("]", 1)[0])
+
+
+def test_navigation_typing_ids_and_prefetch(site: str) -> None:
+    async def run() -> None:
+        env = _Site(site)
+        try:
+            first, _ = await env.areset()
+            second, _ = await env.areset()
+            assert first["text"] == second["text"]            # ids do not depend on the run
+            assert "[1] RootWebArea 'Home'" in first["text"]
+            assert env.prepared == 1 and env.prefetcher.pending  # the second reset took the
+            # context prepared in the background, and the next one is being prepared
+
+            text = first["text"]
+            obs, *_ = await env.astep(f"type [{_id(text, 'watched')}] [hello world] [0]")
+            assert "keyup saw hello world" in obs["text"]     # the last key is a real key press
+            assert _id(obs["text"], "Send slowly") == _id(text, "Send slowly")  # same document
+
+            obs, *_ = await env.astep(f"type [{_id(text, 'query')}] [shoes] [1]")
+            assert "Arrived slowly" in obs["text"] and obs["text"].startswith("URL: " + site)
+            assert "[1] RootWebArea 'Slow'" in obs["text"]    # a new document numbers from 1
+
+            await env.areset()
+            obs, *_ = await env.astep(f"click [{_id(text, 'Send slowly')}]")
+            assert "Arrived slowly" in obs["text"]            # a slow form post is awaited
+
+            await env.areset()
+            obs, *_ = await env.astep(f"click [{_id(text, 'Go late')}]")
+            assert "Arrived late" in obs["text"]              # started 40 ms after the click
+        finally:
+            await env.aclose()
+
+    asyncio.run(run())
