@@ -23,7 +23,8 @@ def test_ctrl_c_stops_an_hf_eval_promptly(tmp_path: Path) -> None:
     log = tmp_path / "stderr.log"
     with open(log, "w") as err_file:  # a file, not a pipe: the progress bar never blocks
         proc = subprocess.Popen(cmd, env={**os.environ, "COLUMNS": "300"},
-                                stdout=subprocess.DEVNULL, stderr=err_file)
+                                stdout=subprocess.DEVNULL, stderr=err_file,
+                                preexec_fn=_default_sigint)
         try:
             deadline = time.monotonic() + 400
             while not (out / "run.json").exists():  # written after the checks: decoding starts
@@ -48,3 +49,9 @@ def test_ctrl_c_stops_an_hf_eval_promptly(tmp_path: Path) -> None:
     if records.exists():  # every stored line is a whole record
         for line in records.read_text().splitlines():
             assert line.startswith("{") and line.endswith("}")
+
+
+def _default_sigint() -> None:
+    """Give the child the default SIGINT action: a job started by a non-interactive shell's
+    ``&`` (CI runners, ``nohup``) inherits SIGINT ignored, and Ctrl-C could not reach it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

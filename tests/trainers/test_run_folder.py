@@ -115,7 +115,8 @@ def test_ctrl_c_stops_within_5_s_and_the_run_resumes(tiny_cfg, tmp_path):
     env = {**os.environ, "OMP_NUM_THREADS": "1", "COLUMNS": "300"}
     log = tmp_path / "stderr.log"
     with open(log, "w") as err_file:  # a file, not a pipe: the child never blocks on it
-        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=err_file)
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=err_file,
+                                preexec_fn=_default_sigint)
         try:
             marker = out / "checkpoints" / "step-000002" / "COMPLETE"
             deadline = time.monotonic() + 600  # about 20 s on an idle 2-core machine
@@ -142,3 +143,9 @@ def test_ctrl_c_stops_within_5_s_and_the_run_resumes(tiny_cfg, tmp_path):
     resumed = runner.invoke(app, ["train", str(path), f"steps={done + 1}", "--resume"])
     assert resumed.exit_code == 0, resumed.output
     assert _train_steps(out)[-1] == done + 1
+
+
+def _default_sigint() -> None:
+    """Give the child the default SIGINT action: a job started by a non-interactive shell's
+    ``&`` (CI runners, ``nohup``) inherits SIGINT ignored, and Ctrl-C could not reach it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
