@@ -85,7 +85,7 @@ class AsyncGRPOTrainer(GRPOTrainer):
         self.eval_rollouts: Rollouts | None = None
         self.eval_policy: Any = None
         self.last_round: Round | None = None
-        if self.sync is None and self.replica is None:  # in-process hf sharing the module
+        if self.sync is None:  # in-process hf (the shared module, or the FSDP replica)
             from agentgym.policies import HFPolicy
 
             self.eval_policy = HFPolicy(self.policy.model, self.tokenizer,

@@ -97,6 +97,9 @@ class Round:
     batch: list[GroupSlot] | None = None
     """The ``B`` groups handed to the trainer (set when the round is complete)."""
     seconds: float = 0.0
+    adopt: Callable[[GroupSlot], None] | None = field(default=None, repr=False)
+    """While the round runs (APRIL): takes over a group another round stopped, so parked
+    episodes never sit on env workers that running rounds wait for."""
 
 
 class RolloutGenerator:
@@ -306,6 +309,14 @@ class RolloutGenerator:
         if self.in_flight == 0:
             self._idle_since = now
 
+    def _carry(self, slot: GroupSlot) -> None:
+        """Hand a stopped group to the newest running round, else keep it for the next one."""
+        running = [r for r in self.rounds.values() if r.adopt is not None]
+        if running:
+            max(running, key=lambda r: r.index).adopt(slot)  # type: ignore[misc]
+        else:
+            self.carry.append(slot)
+
     async def _run_round(self, rnd: Round) -> None:
         t0 = time.monotonic()
         complete: list[GroupSlot] = [s for s in rnd.slots if s.complete]
@@ -347,12 +358,22 @@ class RolloutGenerator:
 
         members = [asyncio.create_task(member(s, i)) for s in rnd.slots
                    for i in range(s.size) if i not in s.done]
+
+        def adopt(slot: GroupSlot) -> None:
+            rnd.slots.append(slot)
+            members.extend(asyncio.create_task(member(slot, i)) for i in range(slot.size)
+                           if i not in slot.done)
+            note(slot)
+
         try:
             if self.spare:
+                rnd.adopt = adopt
                 waiter = asyncio.create_task(enough.wait())
-                await asyncio.wait([waiter, *members], return_when=asyncio.FIRST_COMPLETED)
-                while not enough.is_set() and not all(m.done() for m in members):
-                    await asyncio.wait([waiter, *[m for m in members if not m.done()]],
+                while not enough.is_set():
+                    pending = [m for m in members if not m.done()]
+                    if not pending:
+                        break
+                    await asyncio.wait([waiter, *pending], timeout=0.5,
                                        return_when=asyncio.FIRST_COMPLETED)
                 waiter.cancel()
             else:
@@ -361,6 +382,8 @@ class RolloutGenerator:
             for m in members:
                 m.cancel()
             raise
+        finally:
+            rnd.adopt = None
         for m in members:
             if m.done() and not m.cancelled() and m.exception() is not None:
                 raise m.exception()  # type: ignore[misc]
@@ -369,11 +392,12 @@ class RolloutGenerator:
             raise AgentGymError(f"round {rnd.index}: {len(batch)} of {self.batch_size} groups "
                                 "complete after every episode ended")
         chosen = {id(s) for s in batch}
-        for s in rnd.slots:
-            if id(s) not in chosen:  # APRIL: stop its episodes, continue them in a later round
-                for item in s.running.values():
-                    item.request_stop()
-                self.carry.append(s)
+        for s in [s for s in rnd.slots if id(s) not in chosen]:
+            # APRIL: stop its episodes; they continue in a running round, else the next one
+            for item in s.running.values():
+                item.request_stop()
+            rnd.slots.remove(s)
+            self._carry(s)
         rnd.seconds = time.monotonic() - t0
         with self._ready:
             rnd.batch = batch

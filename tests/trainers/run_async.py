@@ -1,11 +1,13 @@
 """Run the asynchronous trainer on the tiny env with a per-turn latency (the kill -9 test).
 
 ``python run_async.py DELAY [key=value ...]``: every policy turn waits ``DELAY`` seconds first,
-so a run lasts long enough to be killed in the middle.
+so a run lasts long enough to be killed in the middle. ``dump=PATH`` (not a config key) makes
+every rank save its final weights to ``PATH/rank-<r>.pt`` (the torchrun test).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -33,10 +35,20 @@ class SlowAsyncTrainer(AsyncGRPOTrainer):
 
 
 def main(argv: list[str]) -> None:
-    """Train with the delay of ``argv[0]``."""
+    """Train with the delay of ``argv[0]``; optionally dump each rank's weights."""
     tinyenv.register()
     SlowAsyncTrainer.delay = float(argv[0])
-    SlowAsyncTrainer(load_config(None, [*TINY, "async_rollouts=true", *argv[1:]])).train()
+    dump = next((a.split("=", 1)[1] for a in argv if a.startswith("dump=")), None)
+    args = [a for a in argv[1:] if not a.startswith("dump=")]
+    trainer = SlowAsyncTrainer(load_config(None, [*TINY, "async_rollouts=true", *args]))
+    trainer.train()
+    if dump:
+        import torch
+
+        rank = int(os.environ.get("RANK", "0"))
+        state = trainer.policy.model.state_dict()  # the weights the generator decodes with
+        torch.save({k: v.detach().clone() for k, v in state.items()},
+                   Path(dump) / f"rank-{rank}.pt")
 
 
 if __name__ == "__main__":

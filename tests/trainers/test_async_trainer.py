@@ -54,12 +54,12 @@ def _expected_groups(steps: int, batch: int) -> list[list[str]]:
 
 
 @pytest.mark.timeout(300)
-def test_kill_9_mid_run_resumes_without_loss_or_duplicates(tmp_path):
+def test_kill_9_mid_run_resumes_without_loss_or_duplicates(tiny_cfg, tmp_path):
     out = tmp_path / "run"
-    eta, steps = 1, 4
-    args = [sys.executable, str(HERE / "run_async.py"), "0.25", f"output_dir={out}",
-            f"staleness_eta={eta}", f"steps={steps}", "save_every=1"]
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    eta, steps, delay = 1, 4, 0.2
+    options = [f"output_dir={out}", f"staleness_eta={eta}", f"steps={steps}", "save_every=1"]
+    proc = subprocess.Popen([sys.executable, str(HERE / "run_async.py"), str(delay), *options],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             start_new_session=True)
     marker = out / "checkpoints" / "step-000002" / "COMPLETE"
     deadline = time.monotonic() + 150
@@ -77,9 +77,10 @@ def test_kill_9_mid_run_resumes_without_loss_or_duplicates(tmp_path):
     assert [r["index"] for r in state["rounds"]] == [2, 3]  # admitted, untrained: eta ahead
     assert state["version"] == 2
 
-    resumed = subprocess.run([*args, "resume=true"], capture_output=True, text=True,
-                             timeout=200)
-    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    from run_async import SlowAsyncTrainer  # the same trainer, resumed in this process
+
+    SlowAsyncTrainer.delay = delay
+    SlowAsyncTrainer(tiny_cfg("async_rollouts=true", *options, "resume=true")).train()
     rows = [json.loads(line) for line in (out / "async_batches.jsonl").read_text().splitlines()]
     assert [r["step"] for r in rows] == list(range(1, steps + 1))  # each step logged once
     assert [r["groups"] for r in rows] == _expected_groups(steps, 3)  # none lost or repeated
@@ -90,3 +91,23 @@ def test_kill_9_mid_run_resumes_without_loss_or_duplicates(tmp_path):
     assert any(r["trained_version"] > r["started_version"] for r in rows)  # it ran ahead
     summary = json.loads((out / "summary.json").read_text())
     assert summary["steps"] == steps
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_async_partial_on_two_gloo_ranks_holds_identical_weights(tmp_path):
+    """torchrun, 2 CPU ranks (DDP): every rank runs its own generator on its share of the tasks
+    (eta 1, one spare group); the ranks' weights stay identical."""
+    out = tmp_path / "run"
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
+           str(HERE / "run_async.py"), "0.05", "steps=3", "tasks_per_step=4", "staleness_eta=1",
+           "partial_rollouts=1", f"output_dir={out}", f"dump={tmp_path}"]
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=280)
+    assert done.returncode == 0, done.stderr[-3000:]
+    ranks = [torch.load(tmp_path / f"rank-{r}.pt") for r in (0, 1)]
+    for name in ranks[0]:
+        assert torch.equal(ranks[0][name], ranks[1][name]), name
+    rows = [json.loads(line) for line in (out / "async_batches.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in rows] == [1, 2, 3]
+    assert all(r["trained_version"] - r["started_version"] <= 1 for r in rows)
