@@ -103,6 +103,9 @@ class TrainConfig:
     """Wall-clock limit of one episode (reaching it truncates the episode)."""
     num_envs: int = 32
     """Env instances in the rollout pool (episodes run concurrently up to this many)."""
+    env_backend: str = "asyncio"
+    """Where env workers run: ``asyncio`` (threads of this process) or ``ray`` (Ray actors;
+    started on first use, or the cluster of ``RAY_ADDRESS``)."""
     max_batch_size: int = 64
     """Most concurrent requests the in-process policy batches into one ``generate``."""
 
@@ -262,6 +265,8 @@ class TrainConfig:
         if self.max_version_lag < -1:
             raise ConfigError(
                 f"max_version_lag must be -1 (off) or more, got {self.max_version_lag}")
+        if self.env_backend not in ("asyncio", "ray"):
+            raise ConfigError(f"env_backend must be asyncio or ray, not {self.env_backend!r}")
         if self.partial_rollouts and not self.async_rollouts:
             raise ConfigError("partial_rollouts needs async_rollouts: true (with staleness_eta: 0 "
                               "the schedule stays synchronous)")

@@ -56,7 +56,8 @@ class Rollouts:
     def _engine(self, policy: Policy, split: str) -> Engine:
         kwargs = {**self.cfg.env_kwargs, "split": split, "max_turns": self.max_turns}
         return Engine(self.cfg.env, policy, config=self.rollout_config,
-                      num_envs=self.cfg.num_envs, env_kwargs=kwargs)
+                      num_envs=self.cfg.num_envs, env_kwargs=kwargs,
+                      backend=self.cfg.env_backend)
 
     def groups(self, task_ids: list[str], round: int,
                sizes: list[int] | None = None) -> RolloutResult:
