@@ -222,8 +222,10 @@ class DesktopSandbox(Sandbox):
             raise SandboxUnavailable("vnc=True needs x11vnc (apt)")
         for _ in range(5):
             port = _free_port()
+            # -noshm: a SIGKILLed x11vnc would leak its ~40 SysV segments (the table holds 4096)
             proc = self._spawn(["x11vnc", "-display", self.display, "-localhost", "-rfbport",
-                                str(port), "-forever", "-shared", "-nopw", "-quiet", "-noxdamage"])
+                                str(port), "-forever", "-shared", "-nopw", "-quiet", "-noxdamage",
+                                "-noshm"])
             deadline = time.monotonic() + self.config.start_timeout_s
             while time.monotonic() < deadline and proc.poll() is None:
                 with socket.socket() as s:
