@@ -31,7 +31,8 @@ from typing import Any
 from agentgym import ConfigError
 from agentgym.rollout import Trajectory
 
-from .async_rollouts import RolloutGenerator, Round
+from .async_rollouts import RolloutGenerator
+from .async_rounds import Round
 from .data import shard
 from .grpo import GRPOTrainer
 from .rollouts import RolloutResult, Rollouts

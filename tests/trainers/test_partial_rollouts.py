@@ -118,8 +118,6 @@ def _reference(model_state: dict, new: dict, request: EpisodeRequest) -> object:
             await policy.aclose()
         return ep.result()
 
-
-
     try:
         return asyncio.run(run())
     finally:
