@@ -46,6 +46,28 @@ def test_eta_zero_reproduces_the_synchronous_trainer(tiny_cfg, tmp_path):
         assert torch.equal(p, q)
 
 
+def test_train_picks_the_asynchronous_class_and_refuses_what_it_cannot_run(tiny_cfg):
+    from agentgym import ConfigError
+    from agentgym.trainers.async_grpo import async_trainer
+    from agentgym.trainers.bc import BCWarmupTrainer
+
+    assert async_trainer(GRPOTrainer) is AsyncGRPOTrainer
+
+    class PluginTrainer(GRPOTrainer):
+        """A plugin's GRPO variant that keeps step and collect."""
+
+    mixed = async_trainer(PluginTrainer)
+    assert issubclass(mixed, AsyncGRPOTrainer) and issubclass(mixed, PluginTrainer)
+    with pytest.raises(ConfigError, match="BCWarmupTrainer"):
+        async_trainer(BCWarmupTrainer)  # its own step (behaviour cloning phases)
+    with pytest.raises(ConfigError, match="asynchronous trainer"):
+        GRPOTrainer(tiny_cfg("async_rollouts=true")).setup()  # refused before the model loads
+    with pytest.raises(ConfigError, match="partial_rollouts needs async_rollouts"):
+        tiny_cfg("partial_rollouts=2")
+    with pytest.raises(ConfigError, match="env_backend"):
+        tiny_cfg("env_backend=threads")
+
+
 def _expected_groups(steps: int, batch: int) -> list[list[str]]:
     import tinyenv
 
