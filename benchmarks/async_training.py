@@ -9,7 +9,7 @@ per step). The model is the tiny random Llama (agentgym.trainers.tiny); the env 
 policy turn first waits a log-normal latency (``median * exp(sigma * N(0, 1))`` seconds, seeded
 per episode and turn, so all three runs see the same latencies): the long tail of decode times
 that asynchronous and partial rollouts are meant to hide. Held-out success (greedy and sampled,
-without the latency) is measured after the last step.
+without the latency) and the sampled reward (digit share) are measured after the last step.
 
 Per mode it prints the wall time of the N steps (summed step times; evaluation and the final
 checkpoint excluded), trained trajectories per second, the generator's idle share (time with
@@ -117,6 +117,7 @@ def run(name: str, cls: type[GRPOTrainer], overrides: list[str], out: Path) -> d
     return {"wall_s": wall, "trajectories_per_s": trajs / max(wall, 1e-9), "idle_share": idle,
             "success_greedy": last.get("success_greedy", 0.0),
             "success_sampled": last.get("success_sampled", 0.0),
+            "reward_sampled": last.get("reward_sampled", 0.0),
             "reward": sum(r["reward"] for r in train) / len(train)}
 
 
@@ -158,7 +159,8 @@ def main(argv: list[str]) -> None:
                 f"trajectories_per_s={f['trajectories_per_s']:.2f} "
                 f"generator_idle_share={f['idle_share']:.2f} "
                 f"train_reward={f['reward']:.3f} heldout_success_greedy="
-                f"{f['success_greedy']:.3f} heldout_success_sampled={f['success_sampled']:.3f}\n")
+                f"{f['success_greedy']:.3f} heldout_success_sampled={f['success_sampled']:.3f} "
+                f"heldout_reward_sampled={f['reward_sampled']:.3f}\n")
             sys.stdout.flush()
     gain = figures["async_partial"]["trajectories_per_s"] / figures["async"]["trajectories_per_s"]
     partial_speedup = figures["sync"]["wall_s"] / figures["async_partial"]["wall_s"]

@@ -46,6 +46,27 @@ def test_eta_zero_reproduces_the_synchronous_trainer(tiny_cfg, tmp_path):
         assert torch.equal(p, q)
 
 
+@pytest.mark.timeout(240)
+def test_async_trainer_with_partial_rollouts_trains_within_the_bound(tiny_cfg, tmp_path):
+    from run_async import SlowAsyncTrainer
+
+    SlowAsyncTrainer.delay = 0.02
+    eta, steps = 2, 4
+    trainer = SlowAsyncTrainer(tiny_cfg("async_rollouts=true", f"staleness_eta={eta}",
+                                        "partial_rollouts=2", f"steps={steps}", "save_every=0",
+                                        "decoupled_ppo=true", "tis_cap=2.0",
+                                        f"output_dir={tmp_path / 'run'}"))
+    trainer.train()
+    rows = [json.loads(line) for line in trainer.batch_log.read_text().splitlines()]
+    assert [r["step"] for r in rows] == list(range(1, steps + 1))
+    groups = [g for r in rows for g in r["groups"]]
+    assert all(len(r["groups"]) == 3 for r in rows) and len(set(groups)) == len(groups)
+    assert all(0 <= r["trained_version"] - r["started_version"] <= eta for r in rows)
+    metrics = _rows(trainer)
+    assert all(m["train_tokens"] > 0 and m["staleness"] <= eta for m in metrics.values())
+    assert trainer.generator is not None and not trainer.generator._thread.is_alive()
+
+
 def test_train_picks_the_asynchronous_class_and_refuses_what_it_cannot_run(tiny_cfg):
     from agentgym import ConfigError
     from agentgym.trainers.async_grpo import async_trainer
