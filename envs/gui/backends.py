@@ -30,9 +30,9 @@ TYPE_DELAY_MS = 8
 CLICK_SETTLE_S = 0.15
 """Pause after a click, so the app has moved the keyboard focus before the next keys arrive."""
 VNC_CLICK_SETTLE_S = 0.3
+"""The same over VNC: the server injects the pointer events a little later."""
 KEY_GAP_S = 0.01
 """Gap between two key events sent over VNC."""
-"""The same over VNC: the server injects the pointer events a little later."""
 
 
 class BackendError(InfrastructureError):
@@ -224,10 +224,12 @@ class VNCBackend(Backend):
             self._move(self._pos[0] + (p.x or 0), self._pos[1] + (p.y or 0))
         elif k == "click":
             self._buttons(p.button, p.clicks)
+            self._sync()
             time.sleep(VNC_CLICK_SETTLE_S)
         elif k in ("down", "up"):
             self._call("mouseDown" if k == "down" else "mouseUp", p.button)
             self._move(*self._pos)
+            self._sync()
         elif k in ("drag", "drag_rel", "swipe", "long_press"):
             start = (p.x, p.y) if k in ("swipe", "long_press") else self._pos
             end = {"drag": (p.x, p.y), "swipe": (p.x2, p.y2), "long_press": (p.x, p.y),
@@ -240,6 +242,7 @@ class VNCBackend(Backend):
             time.sleep(0.05)
             self._call("mouseUp", p.button if k.startswith("drag") else 1)
             self._move(*self._pos)
+            self._sync()
         elif k == "scroll":
             for steps, neg, pos in ((p.dy, 4, 5), (p.dx, 6, 7)):
                 for _ in range(min(abs(steps), 50)):
@@ -253,6 +256,16 @@ class VNCBackend(Backend):
             self._call("keyDown" if k == "key_down" else "keyUp", vnc_key(p.keys[0]))
         elif k == "wait":
             time.sleep(p.seconds)
+
+    def _sync(self) -> None:
+        """Push the click to the X server now, before the settle pause.
+
+        x11vnc injects pointer events without flushing its X connection (key events are
+        flushed), so a click reached the X server together with the next typed key and the app
+        moved its focus only after that key: the first character of every field landed in the
+        previous one. A lone Shift press and release (no effect on any app) flushes it.
+        """
+        self._keys(["shift"])
 
     def _keys(self, names: list[str]) -> None:
         for name in names:

@@ -82,3 +82,28 @@ def test_vnc_clicks_match_local_clicks():
 
         finally:
             vnc.close()
+
+
+class _Recorder:
+    """A stand-in vncdotool client recording the RFB calls in order."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple] = []
+
+    def __getattr__(self, name: str):
+        return lambda *args: self.calls.append((name, *args))
+
+
+def test_a_click_is_flushed_to_x_before_the_next_keys(monkeypatch) -> None:
+    """x11vnc sends pointer events to X only with the next flush (keys flush): without a flush
+    of its own, the click's focus change came after the first typed key (lost characters)."""
+    monkeypatch.setattr("agentgym.envs.gui.backends.VNC_CLICK_SETTLE_S", 0.0)
+    backend = VNCBackend.__new__(VNCBackend)
+    backend.client, backend._pos = _Recorder(), (0, 0)
+    backend.execute(Primitive("click", 10, 20))
+    backend.execute(Primitive("type", text="ab"))
+    names = [c[:2] for c in backend.client.calls]
+    up = names.index(("mouseUp", 1))
+    first_key = names.index(("keyDown", "a"))
+    between = names[up:first_key]
+    assert ("keyDown", "shift") in between and ("keyUp", "shift") in between
