@@ -30,6 +30,7 @@ is re-checked (:meth:`~agentgym.trainers.staleness.StalenessGate.resume`).
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import logging
 import threading
 import time
@@ -193,7 +194,20 @@ class RolloutGenerator:
         async def run() -> Any:
             return fn()
 
-        return asyncio.run_coroutine_threadsafe(run(), loop).result(timeout_s)
+        try:
+            future = asyncio.run_coroutine_threadsafe(run(), loop)
+        except RuntimeError:  # the loop closed meanwhile: nothing else touches the state now
+            return fn()
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                return future.result(0.5)
+            except concurrent.futures.TimeoutError:
+                if not self._thread.is_alive():  # the loop ended before running it
+                    future.cancel()
+                    return fn()
+                if time.monotonic() > deadline:
+                    raise
 
     # -- the generator's loop ----------------------------------------------------------------
 
