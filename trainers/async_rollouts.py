@@ -13,11 +13,13 @@ synchronous schedule exactly (round ``r`` starts after update ``r``, on the same
 same sampling seeds).
 
 **Partial rollouts (APRIL).** A round starts ``B + P`` groups, unfinished groups carried over
-from earlier rounds first. Once ``B`` groups are complete the round is handed to the trainer
-and the episodes still running are asked to stop (:mod:`.partial`): they park between turns,
-keeping their env and their finished turns, and their group is carried to the next round that
-starts, where they continue with the remaining budget. Their earlier tokens keep their
-(older) versions; ``max_version_lag`` masks them if wanted.
+from earlier rounds first. Once ``B`` groups are complete (the oldest complete groups go first)
+the round is handed to the trainer and the episodes still running are asked to stop
+(:mod:`.partial`): they park between turns, keeping their env and their finished turns. Their
+group moves to the newest round still running, else to the next round that starts, and
+continues there with the remaining budget; parked episodes thus never sit on env workers that
+running rounds wait for. A group is stopped once at most (later it runs on), so none starves.
+Earlier tokens keep their (older) versions; ``max_version_lag`` masks them if wanted.
 
 **Checkpoints.** :meth:`RolloutGenerator.snapshot` returns, atomically, the sampler cursor, the
 next round and every admitted but untrained round and carried group, with their finished
@@ -84,6 +86,8 @@ class RolloutGenerator:
         self.started_at = 0.0
         self.parked = 0
         """Episodes parked by APRIL so far."""
+        self._members: set[asyncio.Task[None]] = set()
+        """Every episode task (a group stopped once runs on after its round was handed over)."""
 
     # -- lifecycle (trainer thread) -------------------------------------------------------------
 
@@ -232,9 +236,9 @@ class RolloutGenerator:
                 await asyncio.sleep(0.05)
                 tasks = {t for t in tasks if not t.done() or _raise(t)}
         finally:
-            for t in tasks:
+            for t in [*tasks, *self._members]:
                 t.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await asyncio.gather(*tasks, *self._members, return_exceptions=True)
             for rnd in self.rounds.values():
                 for s in rnd.slots:
                     for item in s.running.values():
@@ -316,13 +320,19 @@ class RolloutGenerator:
                 slot.done[i] = traj
             note(slot)
 
-        members = [asyncio.create_task(member(s, i)) for s in rnd.slots
-                   for i in range(s.size) if i not in s.done]
+        def spawn(slot: GroupSlot) -> list[asyncio.Task[None]]:
+            tasks = [asyncio.create_task(member(slot, i)) for i in range(slot.size)
+                     if i not in slot.done]
+            self._members.update(tasks)
+            for t in tasks:
+                t.add_done_callback(self._members.discard)
+            return tasks
+
+        members = [t for s in rnd.slots for t in spawn(s)]
 
         def adopt(slot: GroupSlot) -> None:
             rnd.slots.append(slot)
-            members.extend(asyncio.create_task(member(slot, i)) for i in range(slot.size)
-                           if i not in slot.done)
+            members.extend(spawn(slot))
             note(slot)
 
         try:
@@ -347,15 +357,19 @@ class RolloutGenerator:
         for m in members:
             if m.done() and not m.cancelled() and m.exception() is not None:
                 raise m.exception()  # type: ignore[misc]
-        batch = [s for s in rnd.slots if s in complete][: self.batch_size]
+        ready = sorted((s for s in rnd.slots if s in complete), key=lambda s: s.origin)
+        batch = ready[: self.batch_size]  # the oldest complete groups first
         if len(batch) < self.batch_size:
             raise AgentGymError(f"round {rnd.index}: {len(batch)} of {self.batch_size} groups "
                                 "complete after every episode ended")
         chosen = {id(s) for s in batch}
         for s in [s for s in rnd.slots if id(s) not in chosen]:
-            # APRIL: stop its episodes; they continue in a running round, else the next one
-            for item in s.running.values():
-                item.request_stop()
+            # APRIL: stop its episodes (once; a group stopped before runs on), and let a
+            # running round, else the next one, continue it
+            if s.stops < 1:
+                s.stops += 1
+                for item in s.running.values():
+                    item.request_stop()
             rnd.slots.remove(s)
             self._carry(s)
         rnd.seconds = time.monotonic() - t0

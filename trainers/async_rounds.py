@@ -30,6 +30,8 @@ class GroupSlot:
     """Finished trajectories by sample index."""
     running: dict[int, RunningEpisode] = field(default_factory=dict)
     """Started, unfinished episodes by sample index (parked or in flight)."""
+    stops: int = 0
+    """Times APRIL stopped its episodes (a group is stopped once at most, so none starves)."""
 
     @property
     def complete(self) -> bool:
