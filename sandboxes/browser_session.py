@@ -94,6 +94,19 @@ class NetworkPolicy:
                     allowed.append(re.escape(f"{scheme}://{h}{p}") + r"(?:[/?#]|$)")
         return re.compile(r"^(?!" + "|".join(allowed) + ")", re.IGNORECASE)
 
+    def origins(self) -> set[str]:
+        """The allowed origins as ``scheme://host[:port]`` (both names of loopback), the form
+        CDP's storage calls take."""
+        out = set()
+        for origin in self._origins:
+            scheme, rest = origin.split("://", 1)
+            host, port = rest.rsplit(":", 1)
+            default = {"http": "80", "https": "443"}.get(scheme)
+            suffix = "" if port == default else f":{port}"
+            for h in (["127.0.0.1", "localhost"] if host == "127.0.0.1" else [host]):
+                out.add(f"{scheme}://{h}{suffix}")
+        return out
+
     def allows(self, url: str) -> bool:
         """Whether a request to ``url`` may go out."""
         scheme = urlsplit(url).scheme.lower()
@@ -243,6 +256,31 @@ class BrowserSession:
         await self.guard(page.close())
         if not self.pages:
             await self.new_tab()
+
+    # -- reuse ---------------------------------------------------------------------------
+
+    async def recycle(self, policy: NetworkPolicy) -> None:
+        """Clear this context for a new episode instead of opening a fresh one.
+
+        A new blank tab replaces every open tab (no history, a new ``sessionStorage``), and the
+        context's cookies, the HTTP cache and all storage of the policy's origins (local
+        storage, IndexedDB, cache storage, service workers) are cleared; ``policy`` (fresh
+        counters) replaces the old one. What is kept is the context itself, warm inside Chromium,
+        so the next page loads without a new context and a cold renderer.
+        """
+        fresh = await self.guard(self.context.new_page())
+        for page in [p for p in self.pages if p is not fresh]:
+            await self.guard(page.close())
+        self.pages, self.active = [fresh], 0
+        await self.guard(self.context.clear_cookies())
+        for origin in sorted(policy.origins()):
+            await self.cdp("Storage.clearDataForOrigin", {"origin": origin,
+                                                          "storageTypes": "all"})
+        await self.cdp("Network.clearBrowserCache")
+        if policy.block_pattern().pattern != self.policy.block_pattern().pattern:
+            await self.guard(self.context.unroute(self.policy.block_pattern()))
+            await self.guard(self.context.route(policy.block_pattern(), self._route))
+        self.policy = policy
 
     # -- teardown ------------------------------------------------------------------------
 

@@ -75,6 +75,7 @@ class WebEnv(AgentEnv):
         browser: BrowserConfig | None = None,
         navigation_grace_s: float = 0.1,
         prefetch: bool = True,
+        reuse_context: bool = True,
     ) -> None:
         super().__init__()
         self.tools = web_tools()
@@ -100,6 +101,11 @@ class WebEnv(AgentEnv):
         """Open (and :meth:`prepare_session`) the next episode's browser context in the
         background after each reset, when the pool has a free slot."""
         self.prefetcher = Prefetcher()
+        self.reuse_context = reuse_context
+        """Clear the episode's browser context for the next episode (a new tab; cookies, cache
+        and the sites' storage cleared: :meth:`~agentgym.sandboxes.browser.BrowserSession.
+        recycle`) instead of opening a fresh one, so a reset costs a page load, not a new
+        context and a cold renderer. False: a fresh context per episode (prefetched)."""
         self._background_tasks: set[asyncio.Task[Any]] = set()
         self.pool: BrowserPool | None = None
         self.session: BrowserSession | None = None
@@ -248,17 +254,36 @@ class WebEnv(AgentEnv):
             raise
         return session
 
+    async def _recycled_session(self) -> BrowserSession | None:
+        """The previous episode's session cleared for a new one, or None (closed if unusable)."""
+        session = self.session
+        if not self.reuse_context or session is None or session.closed or session.handle.dead:
+            return None
+        try:
+            await session.recycle(NetworkPolicy(self.allowed_origins()))
+            return session
+        except Exception as e:  # a dead or confused context: the reset opens a fresh one
+            logger.debug("recycling the browser context failed: %s", e)
+            await self._close_session(wait=False)
+            return None
+
     async def _areset(self, options: dict[str, Any]) -> tuple[Observation, dict[str, Any]]:
-        await self._close_session(wait=False)  # its slot frees in the background
         self.home_loop = asyncio.get_running_loop()
-        self.session = await self.prefetcher.take() or await self.open_session()
-        self.navigation = NavigationWatch(self.session.context)
+        session = await self._recycled_session()
+        if session is None:
+            await self._close_session(wait=False)  # its slot frees in the background
+            session = await self.prefetcher.take() or await self.open_session()
+        self.session = session
+        if self.navigation is not None:
+            self.navigation.close()
+        self.navigation = NavigationWatch(session.context)
         self.done, self.steps, self.answer, self.last_error = False, 0, None, ""
         self.element_ids.clear()
         self.goal, info = await self.setup_episode(options)
         obs = await self.observe()
         info.setdefault("goal", self.goal)
-        if self.prefetch and self.pool is not None and self.pool.free_slots() > 0:
+        if self.prefetch and not self.reuse_context and self.pool is not None \
+                and self.pool.free_slots() > 0:
             self.prefetcher.start(self._prepared_session)
         return obs, info
 

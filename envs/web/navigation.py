@@ -29,11 +29,24 @@ class NavigationWatch:
         self._loaded.set()
         self._started = asyncio.Event()
         self._pending: set[Any] = set()
+        self._context = context
+        self._pages: list[Any] = []
         context.on("request", self._on_request)
         context.on("requestfailed", self._on_failed)
         context.on("page", self._on_page)
         for page in context.pages:
             self._on_page(page)
+
+    def close(self) -> None:
+        """Stop listening (the context lives on into another episode)."""
+        context = self._context
+        context.remove_listener("request", self._on_request)
+        context.remove_listener("requestfailed", self._on_failed)
+        context.remove_listener("page", self._on_page)
+        for page in self._pages:
+            page.remove_listener("load", self._on_load)
+            page.remove_listener("close", self._on_load)
+        self._pages.clear()
 
     def _on_request(self, request: Any) -> None:
         try:
@@ -54,6 +67,7 @@ class NavigationWatch:
                 self._loaded.set()
 
     def _on_page(self, page: Any) -> None:
+        self._pages.append(page)
         page.on("load", self._on_load)
         page.on("close", self._on_load)
 

@@ -1,5 +1,6 @@
 """WebEnv against real Chromium: late and slow navigations are awaited, typing fires key events,
-element ids are numbered per document, and the next episode's context is prefetched."""
+element ids are numbered per document, a reused context keeps nothing of the last episode, and
+a fresh context per episode is prefetched."""
 
 from __future__ import annotations
 
@@ -82,7 +83,7 @@ def _id(text: str, needle: str) -> int:
     return int(line.split("[", 1)[1].split("]", 1)[0])
 
 
-def test_navigation_typing_ids_and_prefetch(site: str) -> None:
+def test_navigation_typing_and_ids(site: str) -> None:
     async def run() -> None:
         env = _Site(site)
         try:
@@ -90,8 +91,6 @@ def test_navigation_typing_ids_and_prefetch(site: str) -> None:
             second, _ = await env.areset()
             assert first["text"] == second["text"]            # ids do not depend on the run
             assert "[1] RootWebArea 'Home'" in first["text"]
-            assert env.prepared == 1 and env.prefetcher.pending  # the second reset took the
-            # context prepared in the background, and the next one is being prepared
 
             text = first["text"]
             obs, *_ = await env.astep(f"type [{_id(text, 'watched')}] [hello world] [0]")
@@ -111,5 +110,55 @@ def test_navigation_typing_ids_and_prefetch(site: str) -> None:
             assert "Arrived late" in obs["text"]              # started 40 ms after the click
         finally:
             await env.aclose()
+
+    asyncio.run(run())
+
+
+STATE_JS = """() => [document.cookie, localStorage.getItem('k'), sessionStorage.getItem('k'),
+                     history.length]"""
+
+
+def test_a_reused_context_keeps_nothing_of_the_last_episode(site: str) -> None:
+    async def run() -> None:
+        env = _Site(site)
+        try:
+            await env.areset()
+            assert env.session is not None
+            context = env.session.context
+            await env.session.page.evaluate("""() => { document.cookie = 'k=1; max-age=999';
+                localStorage.setItem('k', '1'); sessionStorage.setItem('k', '1'); }""")
+            await env.astep(f"goto [{site}/late]")
+            await env.astep("new_tab")
+            await env.session.pages[0].evaluate(                   # blocked and counted
+                "() => fetch('http://127.0.0.1:1/').catch(() => 0)")
+            assert env.session.policy.blocked == 1 and len(env.session.pages) == 2
+            before = await env.session.pages[0].evaluate(STATE_JS)
+            assert before[:3] == ["k=1", "1", "1"] and before[3] >= 2
+
+            obs, info = await env.areset()
+            assert env.session.context is context                  # the same context, cleared
+            assert len(env.session.pages) == 1 and "Tabs:" not in obs["text"]
+            # as in a fresh tab: the blank page it opened with, then the start page
+            assert await env.session.page.evaluate(STATE_JS) == ["", None, None, 2]
+            assert env.session.policy.blocked == 0
+        finally:
+            await env.aclose()
+
+    asyncio.run(run())
+
+
+def test_a_fresh_context_per_episode_is_prefetched(site: str) -> None:
+    async def run() -> None:
+        env = _Site(site, reuse_context=False)
+        try:
+            await env.areset()
+            first = env.session
+            assert env.prefetcher.pending                         # opened in the background
+            await env.areset()
+            assert env.session is not first and env.prepared == 1
+            assert first is not None and first.closed
+        finally:
+            await env.aclose()
+        assert not env.prefetcher.pending and env.session is None
 
     asyncio.run(run())
