@@ -151,7 +151,7 @@ class HFPolicy(Policy):
         return batch
 
     async def _run_batches(self) -> None:
-        from .hf_decode import DecodeRequest, decode_batch
+        from .hf_decode import DecodeRequest
 
         loop = asyncio.get_running_loop()
         wakeup = self._wakeup
@@ -171,10 +171,8 @@ class HFPolicy(Policy):
             self.batches.append(len(batch))
             try:
                 job = functools.partial(
-                    decode_batch, self.model, requests, temperature=s.temperature,
-                    top_p=s.top_p, top_k=s.top_k, eos_ids=self.eos_ids, pad_id=self.pad_id,
-                    weights=self._weights, autocast=self.autocast,
-                    prefill=self._prefill_inputs(batch),
+                    self._decode, batch, requests, temperature=s.temperature,
+                    top_p=s.top_p, top_k=s.top_k,
                 )
                 results = await loop.run_in_executor(self._executor, job)
             except Exception as e:  # a failed batch fails its requests, not the batcher
@@ -220,6 +218,14 @@ class HFPolicy(Policy):
             return await asyncio.wait_for(future, self.timeout_s)
         except TimeoutError as e:
             raise PolicyError(f"hf generation took longer than {self.timeout_s:.0f}s") from e
+
+    def _decode(self, batch: list[_Pending], requests: list[Any], **sampling: Any) -> list[Any]:
+        """One decode batch on the worker thread (images, if any, are prepared here too)."""
+        from .hf_decode import decode_batch
+
+        return decode_batch(self.model, requests, eos_ids=self.eos_ids, pad_id=self.pad_id,
+                            weights=self._weights, autocast=self.autocast,
+                            prefill=self._prefill_inputs(batch), **sampling)
 
     def _prompt_images(self, prompt_ids: list[int], images: list[bytes]) -> list[bytes]:
         """The images a request's prompt refers to (a text model: none)."""
