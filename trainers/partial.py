@@ -38,6 +38,8 @@ class RunningEpisode:
     """Set by :meth:`request_stop`; :func:`drive` parks the episode at the next boundary."""
     segments: int = 0
     """How many times :func:`drive` ran it (1 = never parked)."""
+    in_env: bool = False
+    """True during a reset or env step (cancelling then leaves the env's state unknown)."""
     task: asyncio.Task[Trajectory | None] | None = field(default=None, repr=False)
     """The asyncio task of the current :func:`drive` call (set by the generator)."""
     _interruptible: asyncio.Future[Any] | None = field(default=None, repr=False)
@@ -103,7 +105,9 @@ async def drive(item: RunningEpisode, engine: Engine) -> Trajectory | None:
             if not ran:
                 return None
             ep.timings["queue_s"] += time.monotonic() - t_queue
+            item.in_env = True
             await ep.begin(worker)
+            item.in_env = False
         while not ep.done:
             if item.stop:
                 return None
@@ -112,10 +116,15 @@ async def drive(item: RunningEpisode, engine: Engine) -> Trajectory | None:
                 return None
             if gen is None:
                 break
+            item.in_env = True
             await ep.env_turn(gen)
-    except BaseException:  # cancelled (shutdown): the env's state is unknown, replace it
+            item.in_env = False
+    except BaseException:  # cancelled (shutdown)
         if ep.worker is not None:
-            pool.discard(ep.worker, "episode cancelled")
+            if item.in_env:  # in the middle of a reset or step: the env's state is unknown
+                pool.discard(ep.worker, "episode cancelled during an env call")
+            else:  # between env calls: the next reset starts it afresh
+                pool.release(ep.worker)
             ep.worker = None
         raise
     worker = ep.worker
