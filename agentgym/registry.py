@@ -17,16 +17,17 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import gymnasium
 from gymnasium.envs.registration import EnvSpec as GymEnvSpec
 
-from .errors import DuplicateRegistration
+from .errors import ConfigError, DuplicateRegistration
 from .plugins import plugin_state
 from .specs import ID_RE, SPECS, EnvSpec, load_entry_point
+from .taskenv import TaskToolEnv
 from .wrappers import RewardShaping, TurnLimit
 
 if TYPE_CHECKING:
@@ -99,22 +100,29 @@ def all_specs() -> list[EnvSpec]:
     return SPECS.all()
 
 
-def make(id: str, *, max_turns: int | None = None, **kwargs: Any) -> AgentEnv:
+def make(id: str, *, max_turns: int | None = None, reward_fn: str | None = None,
+         extra_tools: Sequence[str] = (), **kwargs: Any) -> AgentEnv:
     """Build the environment registered as ``id``.
 
     Keyword arguments override the spec's defaults and go to the env's constructor (``split``,
     ``backend``, ``dsn``...). ``max_turns`` (default: the spec's) wraps the env in
     :class:`agentgym.TurnLimit`, which sets ``truncated`` when the limit is reached.
+    ``reward_fn`` names a function of the ``rewards`` registry (a plugin's
+    ``agentgym_register_rewards``): ``fn(task, answer, info) -> float`` then scores every episode's
+    final step. ``extra_tools`` names functions of the ``tools`` registry
+    (``agentgym_register_tools``) added to the env's tool set.
     ``"remote:http://host:port/ENV"`` connects to a served env (:mod:`agentgym.serve`).
     """
     if id.startswith("remote:"):
         from .serve.client import make_remote
 
         return make_remote(id, max_turns=max_turns, **kwargs)
-    return _make(id, max_turns, turn_limit=True, **kwargs)
+    return _make(id, max_turns, turn_limit=True, reward_fn=reward_fn, extra_tools=extra_tools,
+                 **kwargs)
 
 
-def _make(id: str, max_turns: int | None, *, turn_limit: bool, **kwargs: Any) -> AgentEnv:
+def _make(id: str, max_turns: int | None, *, turn_limit: bool, reward_fn: str | None = None,
+          extra_tools: Sequence[str] = (), **kwargs: Any) -> AgentEnv:
     """Build the env; ``turn_limit=False`` leaves the limit to the caller (Gymnasium)."""
     env_spec = spec(id)
     factory = (
@@ -130,12 +138,41 @@ def _make(id: str, max_turns: int | None, *, turn_limit: bool, **kwargs: Any) ->
     gym_spec.kwargs = dict(merged)
     gym_spec.max_episode_steps = limit
     env.unwrapped.spec = gym_spec
+    if extra_tools:
+        _add_tools(env, env_spec.id, extra_tools)
+    if reward_fn is not None:
+        env = RewardShaping(env, _reward_shaper(env.unwrapped, reward_fn), env_spec.id)
     shaper = _episode_end_shaper()
     if shaper is not None:
         env = RewardShaping(env, shaper, env_spec.id)
     if limit is not None and turn_limit:
         env = TurnLimit(env, max_turns=limit)
     return env
+
+
+def _add_tools(env: Any, env_id: str, names: Sequence[str]) -> None:
+    """Add the ``tools`` registry's functions ``names`` to the env's tool set."""
+    if not isinstance(env.unwrapped, TaskToolEnv):  # only a TaskToolEnv runs its tool set
+        raise ConfigError(f"{env_id} has no tool set to add tools to (not a TaskToolEnv)")
+    registry = plugin_state().registries["tools"]
+    for name in names:
+        env.unwrapped.tools.add(registry.load(name))
+
+
+def _reward_shaper(inner: Any, name: str) -> Callable[[str, str | None, float, dict[str, Any]],
+                                                       float]:
+    """The ``rewards`` registry's ``name`` as a :class:`RewardShaping` function of env ``inner``."""
+    fn = plugin_state().registries["rewards"].load(name)
+
+    def shape(env_id: str, task_id: str | None, reward: float, info: dict[str, Any]) -> float:
+        try:
+            return float(fn(getattr(inner, "task", None), info.get("answer"), info))
+        except Exception as e:  # a reward function failing on odd input must not end the run
+            logger.exception("reward function %r failed; the env's reward kept", name)
+            info["reward_fn_error"] = f"{type(e).__name__}: {e}"[:500]
+            return reward
+
+    return shape
 
 
 def _episode_end_shaper() -> Callable[[str, str | None, float, dict[str, Any]], float] | None:

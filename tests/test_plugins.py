@@ -7,6 +7,7 @@ import pytest
 
 import agentgym
 from agentgym import PluginWarning, hookimpl
+from agentgym.env import AgentEnv, make_observation
 from agentgym.plugins import plugin_state
 
 
@@ -152,3 +153,63 @@ def test_every_registration_hook_fills_its_registry(fresh_plugins):
         entry = agentgym.get_registry(kind).get(f"probe-{kind}")
         assert (entry.plugin, entry.description, entry.target) == ("probe", kind,
                                                                    f"probe.module:{kind}")
+
+
+def test_named_rewards_and_tools_from_the_registries_reach_make(fresh_plugins):
+    seen = []
+
+    def word_count(text: str) -> str:
+        """Count the words of a text.
+
+        Args:
+            text: Any text.
+        """
+        return str(len(text.split()))
+
+    def exact_target(task, answer, info):
+        seen.append((task.task_id, answer, info["success"]))
+        return 2.0 if info["success"] else -1.0
+
+    def broken(task, answer, info):
+        raise KeyError("no such field")
+
+    class Named:
+        @hookimpl
+        def agentgym_register_tools(self, register):
+            register("word_count", word_count)
+
+        @hookimpl
+        def agentgym_register_rewards(self, register):
+            register("exact_target", exact_target)
+            register("broken", broken)
+
+    agentgym.register_plugin(Named(), name="named")
+    env = agentgym.make("guess-number", extra_tools=["word_count"], reward_fn="exact_target")
+    env.reset(seed=0)
+    target = env.unwrapped.task.data["target"]
+    assert "word_count" in env.unwrapped.tools.names()
+    obs, reward, *_ = env.step('<tool_call>{"name": "word_count", "arguments": {"text": "a b c"}}')
+    assert obs["text"] == "3" and reward == 0.0  # an ordinary step: no final reward to replace
+    result = env.step(f'<tool_call>{{"name": "guess", "arguments": {{"number": {target}}}}}')
+    assert result[1] == 2.0 and result[2] is True
+    assert seen == [(env.unwrapped.task.task_id, None, True)]
+    env = agentgym.make("guess-number", reward_fn="broken")  # a failing function keeps the reward
+    env.reset(seed=0)
+    target = env.unwrapped.task.data["target"]
+    result = env.step(f'<tool_call>{{"name": "guess", "arguments": {{"number": {target}}}}}')
+    assert result[1] == 1.0 and "KeyError" in result[4]["reward_fn_error"]
+    agentgym.register("testplug/plain-v0", PlainEnv)
+    with pytest.raises(agentgym.ConfigError, match="no tool set"):
+        agentgym.make("testplug/plain-v0", extra_tools=["word_count"])
+    with pytest.raises(agentgym.NameNotFound, match="no reward named 'nope'"):
+        agentgym.make("guess-number", reward_fn="nope")
+
+
+class PlainEnv(AgentEnv):
+    """An env without tools."""
+
+    def _reset(self, options):
+        return make_observation("hi"), {}
+
+    def _step(self, action):
+        return make_observation("bye"), 1.0, True, False, {}
