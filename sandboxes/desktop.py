@@ -202,8 +202,10 @@ class DesktopSandbox(Sandbox):
             if "window id" in done.stdout:
                 return
             time.sleep(0.05)
-        logger.warning("window manager %s did not come up on %s", self.config.window_manager,
-                       self.display)
+        # without a WM, windows are undecorated at (0, 0) and keys follow the pointer: every
+        # task would fail for a reason that is not the model's
+        raise SandboxUnavailable(f"window manager {self.config.window_manager} did not come up "
+                                 f"on {self.display} (exit status {self._core[-1].poll()})")
 
     def _start_a11y(self) -> None:
         """The private accessibility bus; a failure leaves the desktop without one (logged)."""
@@ -238,15 +240,18 @@ class DesktopSandbox(Sandbox):
         raise SandboxUnavailable("x11vnc did not start")
 
     def alive(self) -> bool:
-        """Whether the X server (and the VNC server, when asked for) still runs."""
-        return bool(self._core) and all(p.poll() is None for p in self._core[:1]) and (
+        """Whether the X server, the window manager and (when asked for) VNC still run."""
+        watched = 2 if self.config.window_manager else 1  # Xvfb, then the WM
+        return len(self._core) >= watched and all(
+            p.poll() is None for p in self._core[:watched]) and (
             not self.config.vnc or self._core[-1].poll() is None
         )
 
     def check_alive(self) -> None:
-        """Raise :class:`DesktopLost` when the X server or VNC server has died."""
+        """Raise :class:`DesktopLost` when the X server, WM or VNC server has died."""
         if self._closed or not self.alive():
-            raise DesktopLost(f"the desktop {self.display or '?'} is gone (X or VNC server died)")
+            raise DesktopLost(f"the desktop {self.display or '?'} is gone "
+                              "(X server, window manager or VNC server died)")
 
     # -- apps --------------------------------------------------------------------------------
 

@@ -32,11 +32,26 @@ def test_x_server_killed_mid_episode_aborts_then_the_next_episode_runs(gui_env):
     old._core[0].wait(timeout=10)
     obs, reward, terminated, truncated, info = env.step('{"action_type": "CLICK", "x": 5, "y": 5}')
     assert info["aborted"] is True and truncated and not terminated and reward == 0.0
-    assert "X or VNC server died" in info["abort_reason"]
+    assert "X server, window manager or VNC server died" in info["abort_reason"]
     reward, info = run_expert(gui_env, "form-02")
     assert reward == 1.0, info
     assert env.desktop is not old and env.desktop.alive()
     assert pids_with_label(old.label) == []
+
+
+def test_window_manager_killed_aborts_and_the_desktop_is_rebuilt(gui_env):
+    """Without a WM windows lose focus handling: not the model's failure, and not kept."""
+    env = gui_env.unwrapped
+    env.reset(options={"task_id": "form-02"})
+    old = env.desktop
+    wm = old._core[1]
+    os.kill(wm.pid, signal.SIGKILL)
+    wm.wait(timeout=10)
+    _, _, _, truncated, info = env.step("WAIT")
+    assert truncated and info["aborted"] and "window manager" in info["abort_reason"]
+    reward, info = run_expert(gui_env, "form-02")
+    assert reward == 1.0, info
+    assert env.desktop is not old and pids_with_label(old.label) == []
 
 
 def test_app_killed_mid_episode_aborts(gui_env):
