@@ -4,8 +4,9 @@ Run ``python benchmarks/webarena_env.py`` (``--resets 40 --steps 60 --episodes 8
 the bundled sites (a private runtime folder) and measures, with real Chromium:
 
 - reset latency: a fresh site state (new session: database copies on first request) plus a
-  fresh browser context, login where the task needs it, the start page and the first
-  observation; the env opens the next context in the background (``prefetch``), as in training;
+  cleared browser context (``reuse_context``, the env's default, as in training: a new tab,
+  cookies, cache and the sites' storage cleared), login where the task needs it, the start page
+  and the first observation;
 - step latency: one ``click`` on a link (a page load) or ``goto``, with the observation;
 - episodes per minute with 1, 4 and 8 concurrent episodes, each the scripted expert of a test
   task (3 to 7 steps, about half of them state changes).

@@ -38,6 +38,9 @@ class BrowserCrashed(InfrastructureError, SandboxError):
 
 
 ALWAYS_ALLOWED_SCHEMES = ("data", "blob", "about")
+STORAGE_TYPES = "local_storage,indexeddb,cache_storage,service_workers"
+"""What :meth:`BrowserSession.recycle` clears for each allowed origin (with the cookies and the
+cache); CDP's ``all`` adds rarely used stores and costs ten times as long."""
 
 
 def origin_of(url: str) -> str:
@@ -145,9 +148,12 @@ class BrowserSession:
         self.timeout_s = timeout_s
         self.pages: list[Page] = []
         self.active = 0
-        self._cdp: dict[int, CDPSession] = {}
+        self._cdp: dict[int, asyncio.Future[CDPSession]] = {}
         self._release = release
         self.closed = False
+        self._spare_tab: asyncio.Task[Page] | None = None
+        self._limbo: list[Page] | None = None
+        """Pages that appeared while a spare tab was being opened (sorted out afterwards)."""
         context.on("page", self._on_page)
 
     # -- setup ---------------------------------------------------------------------------
@@ -163,6 +169,9 @@ class BrowserSession:
             page.on("close", self._on_close)
 
     def _on_page(self, page: Page) -> None:
+        if self._limbo is not None:  # a spare tab is being opened: is this it or a popup?
+            self._limbo.append(page)
+            return
         # popups and window.open() land here; the new tab becomes active, as in WebArena
         if page not in self.pages:
             self.pages.append(page)
@@ -200,10 +209,16 @@ class BrowserSession:
     async def cdp(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
         """Send a CDP command to the active tab (bounded by the session timeout)."""
         page = self.page
-        session = self._cdp.get(id(page))
-        if session is None:
-            session = await self.guard(self.context.new_cdp_session(page))
-            self._cdp[id(page)] = session
+        opening = self._cdp.get(id(page))
+        if opening is None:  # one CDP session per tab, also for concurrent first calls
+            opening = self._cdp[id(page)] = asyncio.ensure_future(
+                self.guard(self.context.new_cdp_session(page)))
+        try:
+            session = await asyncio.shield(opening)
+        except BaseException:
+            if self._cdp.get(id(page)) is opening and opening.done():
+                del self._cdp[id(page)]  # a failed open is retried by the next call
+            raise
         result = await self.guard(session.send(method, params or {}))
         return dict(result)
 
@@ -259,28 +274,63 @@ class BrowserSession:
 
     # -- reuse ---------------------------------------------------------------------------
 
-    async def recycle(self, policy: NetworkPolicy) -> None:
+    async def recycle(self, policy: NetworkPolicy, *, clear_cache: bool = True) -> None:
         """Clear this context for a new episode instead of opening a fresh one.
 
-        A new blank tab replaces every open tab (no history, a new ``sessionStorage``), and the
-        context's cookies, the HTTP cache and all storage of the policy's origins (local
-        storage, IndexedDB, cache storage, service workers) are cleared; ``policy`` (fresh
-        counters) replaces the old one. What is kept is the context itself, warm inside Chromium,
-        so the next page loads without a new context and a cold renderer.
+        A new blank tab replaces every open tab (no history, a new ``sessionStorage``; closing
+        the old ones runs their unload handlers before anything is cleared); then,
+        concurrently, the context's cookies, the HTTP cache (unless ``clear_cache`` is False,
+        for sites whose files never change) and all storage of the policy's origins (local
+        storage, IndexedDB, cache storage, service workers) are cleared. ``policy`` (fresh
+        counters) replaces the old one. What is kept is the context itself, warm inside
+        Chromium, so the next page loads without a new context and a cold renderer.
         """
-        fresh = await self.guard(self.context.new_page())
+        spare = await self._take_spare_tab()
+        fresh = spare if spare is not None else await self.guard(self.context.new_page())
         for page in [p for p in self.pages if p is not fresh]:
             await self.guard(page.close())
         self.pages, self.active = [fresh], 0
-        await self.guard(self.context.clear_cookies())
-        for origin in sorted(policy.origins()):
-            await self.cdp("Storage.clearDataForOrigin", {"origin": origin,
-                                                          "storageTypes": "all"})
-        await self.cdp("Network.clearBrowserCache")
+        if spare is not None:  # it bypassed _on_page
+            spare.on("close", self._on_close)
+        clears: list[Awaitable[Any]] = [self.guard(self.context.clear_cookies())]
+        clears += [self.cdp("Storage.clearDataForOrigin", {"origin": origin,
+                                                           "storageTypes": STORAGE_TYPES})
+                   for origin in sorted(policy.origins())]
+        if clear_cache:
+            clears.append(self.cdp("Network.clearBrowserCache"))
+        await asyncio.gather(*clears)
         if policy.block_pattern().pattern != self.policy.block_pattern().pattern:
             await self.guard(self.context.unroute(self.policy.block_pattern()))
             await self.guard(self.context.route(policy.block_pattern(), self._route))
         self.policy = policy
+        self._spare_tab = asyncio.ensure_future(self._open_spare_tab())
+
+    async def _open_spare_tab(self) -> Page:
+        """A blank tab for the next :meth:`recycle`, kept out of :attr:`pages` (it has loaded
+        nothing, and no page can reach an unrelated tab, so it carries no state)."""
+        self._limbo = []
+        spare: Page | None = None
+        try:
+            spare = await self.guard(self.context.new_page())
+            if self.pages and not self.closed:  # a new tab takes the focus: give it back, or
+                await self.guard(self.page.bring_to_front())  # the episode's tab stops drawing
+            return spare
+        finally:
+            arrived, self._limbo = self._limbo or [], None
+            for page in arrived:
+                if page is not spare:
+                    self._on_page(page)  # a popup opened meanwhile is an ordinary tab
+
+    async def _take_spare_tab(self) -> Page | None:
+        task, self._spare_tab = self._spare_tab, None
+        if task is None:
+            return None
+        try:
+            page = await task
+        except Exception as e:  # a failed spare: the caller opens a tab itself
+            logger.debug("spare tab failed: %s", e)
+            return None
+        return None if page.is_closed() else page
 
     # -- teardown ------------------------------------------------------------------------
 
@@ -289,6 +339,8 @@ class BrowserSession:
         if self.closed:
             return
         self.closed = True
+        if self._spare_tab is not None and not self._spare_tab.done():
+            self._spare_tab.cancel()
         try:
             if not self.handle.dead:
                 await asyncio.wait_for(self.context.close(), self.timeout_s)
