@@ -160,12 +160,15 @@ class WebArenaEnv(WebEnv):
         assert self.session is not None  # noqa: S101 -- set by WebEnv._areset
         context = self.session.context
         self.result_info = {}
+        cookies: list[dict[str, Any]] = []
         if not self.external:
             self.session_id = secrets.token_urlsafe(12)
-            await context.add_cookies([{"name": SESSION_COOKIE, "value": self.session_id,
-                                        "url": url} for url in self.site_urls.values()])
+            cookies = [{"name": SESSION_COOKIE, "value": self.session_id, "url": url}
+                       for url in self.site_urls.values()]
         if config.get("require_login"):
-            await self._login(config.get("sites", ()))
+            cookies += await self._login_cookies_for(config.get("sites", ()))
+        if cookies:  # one call for the session and the logins
+            await self.session.guard(context.add_cookies(cookies))
         urls = [self.resolve(u.strip()) for u in str(config["start_url"]).split("|AND|")]
         page = self.session.page
         await self.session.guard(page.goto(urls[0], wait_until="load"))
@@ -176,15 +179,15 @@ class WebArenaEnv(WebEnv):
         return str(config["intent"]), {"task_id": task.task_id, "split": self.split,
                                        "sites": list(config.get("sites", ()))}
 
-    async def _login(self, sites: Any) -> None:
-        assert self.session is not None  # noqa: S101
-        context = self.session.context
+    async def _login_cookies_for(self, sites: Any) -> list[dict[str, Any]]:
+        """The cookies that log the episode in to ``sites`` (storage states on real servers)."""
+        cookies: list[dict[str, Any]] = []
         for site in sites:
             if self.external:
                 path = self.storage_states.get(site)
                 if path:
                     state = json.loads(Path(path).read_text())
-                    await context.add_cookies(state.get("cookies", []))
+                    cookies += state.get("cookies", [])
                 continue
             if site not in ACCOUNTS:
                 continue
@@ -200,8 +203,8 @@ class WebArenaEnv(WebEnv):
                     raise EnvError(f"login to the bundled {site} site failed "
                                    f"({resp.status_code})")
                 self._login_cookies[base] = value
-            await context.add_cookies([{"name": f"wa_login_{site}", "value": value,
-                                        "url": base}])
+            cookies.append({"name": f"wa_login_{site}", "value": value, "url": base})
+        return cookies
 
     async def evaluate(self, action: WebAction) -> tuple[float, bool, dict[str, Any]]:
         """0 until ``stop``; then the WebArena-Lite evaluators' product."""
