@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from interrupting import interrupt_when
 
 
 @pytest.mark.slow
@@ -20,29 +17,15 @@ def test_ctrl_c_stops_an_hf_eval_promptly(tmp_path: Path) -> None:
     cmd = [sys.executable, "-m", "agentgym.cli", "eval", "arith/add-v0", "--policy",
            "hf:smollm2-135m", "--max-new-tokens", "256", "--temperature", "1",
            "--num-envs", "30", "--out", str(out)]
-    log = tmp_path / "stderr.log"
-    with open(log, "w") as err_file:  # a file, not a pipe: the progress bar never blocks
-        proc = subprocess.Popen(cmd, env={**os.environ, "COLUMNS": "300"},
-                                stdout=subprocess.DEVNULL, stderr=err_file,
-                                preexec_fn=_default_sigint)
-        try:
-            deadline = time.monotonic() + 400
-            while not (out / "run.json").exists():  # written after the checks: decoding starts
-                assert proc.poll() is None, log.read_text()[-2000:]
-                assert time.monotonic() < deadline
-                time.sleep(0.1)
-            time.sleep(3)  # well inside a 256-token batch
-            os.kill(proc.pid, signal.SIGINT)
-            t0 = time.monotonic()
-            proc.wait(timeout=120)
-            stopped = time.monotonic() - t0
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-    err = log.read_text()
+
+    def decoding(err: str) -> bool:  # run.json is written after the checks: decoding starts
+        return (out / "run.json").exists()
+
+    # 3 s later: well inside a 256-token batch
+    result = interrupt_when(cmd, decoding, tmp_path / "stderr.log", settle_s=3)
+    err, stopped = result.stderr, result.stopped_s
     assert stopped < 10, f"stopped after {stopped:.1f} s"
-    assert proc.returncode == 130, err[-2000:]
+    assert result.returncode == 130, err[-2000:]
     assert "interrupted" in err and "--resume" in err
     assert "terminate called" not in err and "Traceback" not in err
     records = out / "trajectories" / "trajectories.jsonl"
@@ -50,8 +33,3 @@ def test_ctrl_c_stops_an_hf_eval_promptly(tmp_path: Path) -> None:
         for line in records.read_text().splitlines():
             assert line.startswith("{") and line.endswith("}")
 
-
-def _default_sigint() -> None:
-    """Give the child the default SIGINT action: a job started by a non-interactive shell's
-    ``&`` (CI runners, ``nohup``) inherits SIGINT ignored, and Ctrl-C could not reach it."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 import yaml
+from interrupting import interrupt_when
 from typer.testing import CliRunner
 
 from agentgym.cli import app
@@ -112,29 +109,13 @@ def test_ctrl_c_stops_within_5_s_and_the_run_resumes(tiny_cfg, tmp_path):
     script = ("import sys; sys.path.insert(0, sys.argv[1]); import tinyenv; tinyenv.register(); "
               "from agentgym.cli import app; app(sys.argv[2:])")
     cmd = [sys.executable, "-c", script, str(HERE), "train", str(path), "steps=200"]
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "COLUMNS": "300"}
-    log = tmp_path / "stderr.log"
-    with open(log, "w") as err_file:  # a file, not a pipe: the child never blocks on it
-        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=err_file,
-                                preexec_fn=_default_sigint)
-        try:
-            marker = out / "checkpoints" / "step-000002" / "COMPLETE"
-            deadline = time.monotonic() + 600  # about 20 s on an idle 2-core machine
-            while not marker.exists():
-                assert proc.poll() is None, log.read_text()[-2000:]
-                assert time.monotonic() < deadline, "no step-2 checkpoint in time"
-                time.sleep(0.05)
-            os.kill(proc.pid, signal.SIGINT)
-            t0 = time.monotonic()
-            proc.wait(timeout=60)
-            stopped = time.monotonic() - t0
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-    err = log.read_text()
+    marker = out / "checkpoints" / "step-000002" / "COMPLETE"
+    # about 20 s to the step-2 checkpoint on an idle 2-core machine
+    result = interrupt_when(cmd, lambda err: marker.exists(), tmp_path / "stderr.log",
+                            ready_timeout_s=600, env={"OMP_NUM_THREADS": "1"})
+    err, stopped = result.stderr, result.stopped_s
     assert stopped < 5, f"stopped after {stopped:.1f} s"
-    assert proc.returncode == 130, err[-2000:]
+    assert result.returncode == 130, err[-2000:]
     assert "--resume" in err and "interrupted" in err
     ckpts = list((out / "checkpoints").iterdir())
     assert ckpts and all(p.suffix != ".tmp" for p in ckpts)
@@ -144,8 +125,3 @@ def test_ctrl_c_stops_within_5_s_and_the_run_resumes(tiny_cfg, tmp_path):
     assert resumed.exit_code == 0, resumed.output
     assert _train_steps(out)[-1] == done + 1
 
-
-def _default_sigint() -> None:
-    """Give the child the default SIGINT action: a job started by a non-interactive shell's
-    ``&`` (CI runners, ``nohup``) inherits SIGINT ignored, and Ctrl-C could not reach it."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
