@@ -185,27 +185,40 @@ class DesktopSandbox(Sandbox):
             raise SandboxUnavailable("Xvfb did not report a display number")
         self.display = f":{number}"
         if self.config.window_manager:
-            self._core.append(self._spawn([self.config.window_manager]))
-            self._wait_for_window_manager()
+            self._start_window_manager()
         if self.config.accessibility and a11y_parts() is not None:
             self._start_a11y()
         if self.config.vnc:  # last: alive() watches it as _core[-1]
             self.vnc_port = self._start_vnc()
         logger.debug("desktop %s on %s (vnc %s)", self.label, self.display, self.vnc_port)
 
-    def _wait_for_window_manager(self) -> None:
-        """Wait until the WM owns the screen (EWMH check window), so apps get decorated once."""
+    def _start_window_manager(self, attempts: int = 3) -> None:
+        """Start the WM and wait until it owns the screen (EWMH check window).
+
+        openbox sometimes exits at once with "Failed to open the display" on a display that
+        Xvfb has just reported ready: it is started again, up to ``attempts`` times.
+        """
         deadline = time.monotonic() + self.config.start_timeout_s
-        while time.monotonic() < deadline and self._core[-1].poll() is None:
-            done = subprocess.run(["xprop", "-root", "_NET_SUPPORTING_WM_CHECK"],
-                                  env=self.environ(), capture_output=True, text=True)
-            if "window id" in done.stdout:
-                return
-            time.sleep(0.05)
+        for attempt in range(attempts):
+            wm = self._spawn([str(self.config.window_manager)])
+            while time.monotonic() < deadline and wm.poll() is None:
+                done = subprocess.run(["xprop", "-root", "_NET_SUPPORTING_WM_CHECK"],
+                                      env=self.environ(), capture_output=True, text=True)
+                if "window id" in done.stdout:
+                    self._core.append(wm)
+                    return
+                time.sleep(0.05)
+            logger.info("desktop %s: window manager exited (%s), attempt %d", self.label,
+                        wm.poll(), attempt + 1)
+            if wm.poll() is None:  # alive but not up in time: give up
+                wm.kill()
+                wm.wait()
+                break
+            time.sleep(0.2)
         # without a WM, windows are undecorated at (0, 0) and keys follow the pointer: every
         # task would fail for a reason that is not the model's
         raise SandboxUnavailable(f"window manager {self.config.window_manager} did not come up "
-                                 f"on {self.display} (exit status {self._core[-1].poll()})")
+                                 f"on {self.display}")
 
     def _start_a11y(self) -> None:
         """The private accessibility bus; a failure leaves the desktop without one (logged)."""
