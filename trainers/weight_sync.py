@@ -4,10 +4,10 @@ In-process ``hf`` policy (the default, ``policy: ""``): the policy shares the tr
 nothing is copied; the optimizer step runs inside :meth:`HFPolicy.updating_weights`, which
 pauses decoding and bumps the policy version that the rollout engine records per token.
 
-Other policies (the HTTP reload is tested against a loopback server in tests/trainers/test_weight_sync.py;
-vLLM itself is untested here: no GPU). The trainer needs exact token ids, so the
-rollout policy must have a tokenizer: in-process vLLM (``policy: vllm:<folder>``) does. After each
-step rank 0 saves the weights (LoRA merged into a copy) with ``save_pretrained`` into
+Other policies (the HTTP reload is tested against a loopback server; vLLM itself is untested
+here: no GPU). The trainer needs exact token ids, so the rollout policy must have a tokenizer:
+in-process vLLM (``policy: vllm:<folder>``) does. After each step rank 0 saves the weights (LoRA
+merged into a copy) with ``save_pretrained`` into
 ``weight_sync_dir`` and then either
 
 - calls ``policy.reload_weights(folder)`` when the policy has that method (an in-process vLLM
