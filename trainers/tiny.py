@@ -31,12 +31,9 @@ def tiny_llama(seed: int = 1234, hidden: int = 32, layers: int = 2) -> tuple[Any
         pad_token_id=tokenizer.pad_token_id,
         tie_word_embeddings=True,
     )
-    state = torch.random.get_rng_state()
-    torch.manual_seed(seed)  # the same weights in every process, whatever the global seed
-    try:
+    with torch.random.fork_rng(devices=[]):  # the global RNG is left as it was
+        torch.manual_seed(seed)  # the same weights in every process, whatever the global seed
         model = LlamaForCausalLM(config)
-    finally:
-        torch.random.set_rng_state(state)
     return model, tokenizer
 
 

@@ -61,12 +61,9 @@ def tiny_idefics3(seed: int = 1234, hidden: int = 32, image_size: int = 32) -> t
         image_token_id=processor.image_token_id,
         tie_word_embeddings=True,
     )
-    state = torch.random.get_rng_state()
-    torch.manual_seed(seed)  # the same weights in every process, whatever the global seed
-    try:
+    with torch.random.fork_rng(devices=[]):  # the global RNG is left as it was
+        torch.manual_seed(seed)  # the same weights in every process, whatever the global seed
         model = Idefics3ForConditionalGeneration(config)
-    finally:
-        torch.random.set_rng_state(state)
     return model.eval(), processor
 
 
