@@ -164,9 +164,11 @@ def ensure_browsergym() -> Path:
         env={**os.environ, "PLAYWRIGHT_BROWSERS_PATH": str(BG_BROWSERS)},
         capture_output=True, text=True, check=True)
     expected = Path(probe.stdout.strip())
-    chromium = find_chromium()
+    chromium = find_chromium(headless=True)  # the very binary agentgym's headless pool runs
     if chromium is None:
         raise SystemExit("Chromium not found")
+    if expected.is_symlink() and os.readlink(expected) != chromium:
+        expected.unlink()
     if not expected.exists():
         expected.parent.mkdir(parents=True, exist_ok=True)
         expected.symlink_to(chromium)

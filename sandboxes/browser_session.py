@@ -283,7 +283,8 @@ class BrowserSession:
         for sites whose files never change) and all storage of the policy's origins (local
         storage, IndexedDB, cache storage, service workers) are cleared. ``policy`` (fresh
         counters) replaces the old one. What is kept is the context itself, warm inside
-        Chromium, so the next page loads without a new context and a cold renderer.
+        Chromium, so the next page loads without a new context and a cold renderer. The blank
+        tab is the one :meth:`open_spare_tab` opened meanwhile, if it was called.
         """
         spare = await self._take_spare_tab()
         fresh = spare if spare is not None else await self.guard(self.context.new_page())
@@ -303,7 +304,13 @@ class BrowserSession:
             await self.guard(self.context.unroute(self.policy.block_pattern()))
             await self.guard(self.context.route(policy.block_pattern(), self._route))
         self.policy = policy
-        self._spare_tab = asyncio.ensure_future(self._open_spare_tab())
+
+    def open_spare_tab(self) -> None:
+        """Start opening, in the background, the blank tab the next :meth:`recycle` will use
+        (a no-op while one is pending). Opening a tab costs Chromium about as much as loading a
+        page: call it once the episode's first page has loaded, so the two do not compete."""
+        if self._spare_tab is None and not self.closed:
+            self._spare_tab = asyncio.ensure_future(self._open_spare_tab())
 
     async def _open_spare_tab(self) -> Page:
         """A blank tab for the next :meth:`recycle`, kept out of :attr:`pages` (it has loaded

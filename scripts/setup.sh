@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 VENV=${VENV:-.venv}
 PYTHON=${PYTHON:-python3}
-SYSTEM_PACKAGES=(bubblewrap docker.io postgresql debootstrap chromium xvfb x11vnc xdotool openbox
+SYSTEM_PACKAGES=(bubblewrap docker.io postgresql debootstrap chromium chromium-headless-shell xvfb x11vnc xdotool openbox
   gnumeric xterm mousepad python3-tk imagemagick x11-utils at-spi2-core dbus-daemon dbus-bin)
 
 sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }

@@ -282,6 +282,8 @@ class WebEnv(AgentEnv):
         self.goal, info = await self.setup_episode(options)
         obs = await self.observe()
         info.setdefault("goal", self.goal)
+        if self.reuse_context:  # the next recycle's tab opens while this episode runs
+            session.open_spare_tab()
         if self.prefetch and not self.reuse_context and self.pool is not None \
                 and self.pool.free_slots() > 0:
             self.prefetcher.start(self._prepared_session)

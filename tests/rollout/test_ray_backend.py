@@ -20,7 +20,8 @@ GAME = "textgames/guess-number-v0"
 def local_ray() -> Iterator[Any]:
     """A local two-CPU Ray instance, shut down after the module."""
     ray = pytest.importorskip("ray")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    # a new local cluster even where `ray start` left /tmp/ray/ray_current_cluster behind
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield ray
     ray.shutdown()
 

@@ -200,3 +200,25 @@ async def test_16_concurrent_sessions_are_bounded_and_leave_nothing() -> None:
 def test_block_pattern_agrees_with_allows(url: str) -> None:
     policy = NetworkPolicy(["http://127.0.0.1:8000", "https://example.com"])
     assert bool(policy.block_pattern().search(url)) is (not policy.allows(url))
+
+
+def test_headless_pools_prefer_the_headless_shell(tmp_path, monkeypatch) -> None:
+    """A headless pool runs Debian's chromium-headless-shell where installed, a headful one the
+    full Chromium; $AGENTGYM_CHROMIUM overrides both."""
+    from agentgym.sandboxes import browser
+
+    shell, full = tmp_path / "chromium-headless-shell", tmp_path / "chromium"
+    for exe in (shell, full):
+        exe.write_text("#!/bin/sh\n")
+        exe.chmod(0o755)
+    monkeypatch.delenv("AGENTGYM_CHROMIUM", raising=False)
+    monkeypatch.setattr(browser, "HEADLESS_SHELL_CANDIDATES", (str(tmp_path / "none"), str(shell)))
+    monkeypatch.setattr(browser, "CHROMIUM_CANDIDATES", (str(full),))
+    assert browser.find_chromium(headless=True) == str(shell)
+    assert browser.find_chromium() == str(full)
+    assert BrowserPool(BrowserConfig(headless=False)).executable == str(full)
+    assert BrowserPool(BrowserConfig()).executable == str(shell)
+    shell.unlink()
+    assert browser.find_chromium(headless=True) == str(full)  # no shell: Chromium it is
+    monkeypatch.setenv("AGENTGYM_CHROMIUM", str(full))
+    assert browser.find_chromium(headless=True) == str(full)

@@ -3,14 +3,20 @@
 The cluster is real: ``ray start --head`` (the "trainer" node) plus a second ``ray start
 --address`` node labelled ``role=env`` with an ``env_slot`` resource, both on this machine, each
 started with ``--block`` in its own process group so the test stops exactly what it started.
+The nodes and the driver share a private auth token (``RAY_AUTH_MODE=token``): since Ray 2.5x a
+local ``ray.init()`` writes ``~/.ray/auth_token``, after which ``ray start`` turns token auth on
+while a driver joining with ``address=`` sends none (the GCS refuses it: "Failed to connect to
+Ray cluster"); naming the mode and the token on both sides makes the test independent of it.
 """
 
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import signal
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -32,7 +38,27 @@ def _ray_start(*args: str) -> subprocess.Popen:
     return subprocess.Popen(
         [exe, "start", "--block", "--disable-usage-stats", *args],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-    )
+    )  # the environment (with the auth token) is the fixture's
+
+
+def _reread_auth() -> None:
+    """Make this process's Ray core read ``RAY_AUTH_*`` again (Ray's own test helper)."""
+    from ray._private.authentication_test_utils import reset_auth_token_state
+
+    reset_auth_token_state()
+
+
+def _forget_cluster(port: int) -> None:
+    """Remove the "current cluster" note ``ray start`` left for our head (``ray stop`` would,
+    but it stops every Ray on the machine), so a later bare ``ray.init()`` starts its own."""
+    note = os.path.join(tempfile.gettempdir(), "ray", "ray_current_cluster")
+    try:
+        with open(note) as f:
+            ours = f.read().strip().endswith(f":{port}")
+        if ours:
+            os.unlink(note)
+    except OSError:
+        pass
 
 
 def _stop(proc: subprocess.Popen) -> None:
@@ -48,6 +74,10 @@ def _stop(proc: subprocess.Popen) -> None:
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[dict[str, Any]]:
     """A head node (role=trainer) and an env node (role=env, env_slot=8); yields their ids."""
+    auth = pytest.MonkeyPatch()
+    auth.setenv("RAY_AUTH_MODE", "token")
+    auth.setenv("RAY_AUTH_TOKEN", secrets.token_hex(32))
+    _reread_auth()  # this process imported ray (and read its config) long ago
     port = free_port()
     address = f"127.0.0.1:{port}"
     head = _ray_start("--head", f"--port={port}", "--num-cpus=1", "--labels=role=trainer",
@@ -76,6 +106,9 @@ def cluster() -> Iterator[dict[str, Any]]:
         ray.shutdown()
         for proc in reversed(procs):
             _stop(proc)
+        _forget_cluster(port)
+        auth.undo()
+        _reread_auth()
 
 
 def _answer(messages, episode):
