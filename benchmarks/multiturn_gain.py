@@ -53,12 +53,18 @@ def report(run: Path, bc_steps: int, minutes: float | None = None) -> float:
         out(f"heldout_{mode}: " + " ".join(parts) + "\n")
         if bc is not None and bc is not last:
             out(f"rl_share_{mode}_points={100 * (last[key] - bc[key]):+.1f}\n")
-    pairs = [(e["step"], e["sop"], e["success_greedy"]) for e in evals if "sop" in e]
-    for step, sop, online in pairs:
-        out(f"step {step:3d}: SOP={sop:.3f} online_greedy={online:.3f}\n")
-    if len(pairs) >= 3:
-        rho = spearmanr([p[1] for p in pairs], [p[2] for p in pairs]).statistic
-        out(f"sop_vs_online_spearman={rho:.3f} over {len(pairs)} checkpoints\n")
+    rows = [e for e in evals if "sop" in e]
+    for e in rows:
+        out(f"step {e['step']:3d}: SOP={e['sop']:.3f} (TSR={e.get('tsr', float('nan')):.3f} "
+            f"PG={e.get('pg', float('nan')):.3f}) online_greedy={e['success_greedy']:.3f} "
+            f"online_sampled={e.get('success_sampled', float('nan')):.3f}\n")
+    if len(rows) >= 3:
+        sop = [e["sop"] for e in rows]
+        for mode, name in (("greedy", "sop_vs_online_spearman"),
+                           ("sampled", "sop_vs_online_sampled_spearman")):
+            online = [e.get(f"success_{mode}", float("nan")) for e in rows]
+            rho = spearmanr(sop, online).statistic
+            out(f"{name}={rho:.3f} over {len(rows)} checkpoints\n")
     gain = 100 * (last["success_greedy"] - first["success_greedy"])
     out(f"multiturn_heldout_gain_points={gain:.1f}\n")
     return gain
