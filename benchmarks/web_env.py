@@ -15,9 +15,10 @@ observation) at p50/p95, and episodes per minute with 1, 4 and 8 concurrent epis
   background, which the back-to-back steps of this benchmark then compete with for the CPU).
 - BrowserGym: ``browsergym-miniwob`` 0.14.3 in its own virtual environment under
   ``.cache/browsergym-venv`` (created on first run with its pinned Playwright 1.44), pointed at
-  Debian's Chromium through a symlink at the path its Playwright expects
-  (``.cache/ms-playwright/chromium-1117/chrome-linux/chrome``). Its env is synchronous, so its
-  concurrency is that many worker processes.
+  the binary our headless pool runs (Debian's ``chromium-headless-shell`` where installed, the
+  counterpart of the old headless mode Playwright 1.44 used) through a symlink at the path its
+  Playwright expects (``.cache/ms-playwright/chromium-1117/chrome-linux/chrome``). Its env is
+  synchronous, so its concurrency is that many worker processes.
 
 The last two lines are ``step_latency_vs_browsergym=<ours p50 / theirs p50>`` and
 ``reset_latency_vs_browsergym=<ours p50 / theirs p50>`` (goal: step <= 0.1, reset <= 0.2).
