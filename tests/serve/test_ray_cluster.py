@@ -38,7 +38,7 @@ def _ray_start(*args: str) -> subprocess.Popen:
     return subprocess.Popen(
         [exe, "start", "--block", "--disable-usage-stats", *args],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-    )  # the environment (with the auth token) is the fixture's
+    )
 
 
 def _reread_auth() -> None:
@@ -74,15 +74,22 @@ def _stop(proc: subprocess.Popen) -> None:
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[dict[str, Any]]:
     """A head node (role=trainer) and an env node (role=env, env_slot=8); yields their ids."""
-    auth = pytest.MonkeyPatch()
-    auth.setenv("RAY_AUTH_MODE", "token")
-    auth.setenv("RAY_AUTH_TOKEN", secrets.token_hex(32))
-    _reread_auth()  # this process imported ray (and read its config) long ago
+    with pytest.MonkeyPatch.context() as auth:  # the nodes inherit the token, the driver reads it
+        auth.setenv("RAY_AUTH_MODE", "token")
+        auth.setenv("RAY_AUTH_TOKEN", secrets.token_hex(32))
+        _reread_auth()  # this process imported ray (and read its config) long ago
+        try:
+            yield from _two_nodes()
+        finally:
+            auth.undo()
+            _reread_auth()
+
+
+def _two_nodes() -> Iterator[dict[str, Any]]:
     port = free_port()
     address = f"127.0.0.1:{port}"
-    head = _ray_start("--head", f"--port={port}", "--num-cpus=1", "--labels=role=trainer",
-                      "--include-dashboard=false")
-    procs = [head]
+    procs = [_ray_start("--head", f"--port={port}", "--num-cpus=1", "--labels=role=trainer",
+                        "--include-dashboard=false")]
     try:
         deadline = time.monotonic() + 300
         while True:
@@ -90,7 +97,7 @@ def cluster() -> Iterator[dict[str, Any]]:
                 ray.init(address=address, log_to_driver=False)
                 break
             except Exception:
-                if time.monotonic() > deadline or head.poll() is not None:
+                if time.monotonic() > deadline or procs[0].poll() is not None:
                     raise
                 time.sleep(1)
         procs.append(_ray_start(f"--address={address}", "--num-cpus=2", "--labels=role=env",
@@ -107,8 +114,6 @@ def cluster() -> Iterator[dict[str, Any]]:
         for proc in reversed(procs):
             _stop(proc)
         _forget_cluster(port)
-        auth.undo()
-        _reread_auth()
 
 
 def _answer(messages, episode):
