@@ -211,6 +211,7 @@ class DockerSandbox(Sandbox):
         if self.mode == "cold":
             key = PoolKey.of(self.client, self.image, limits, server=False)
             container = create_container(self.client, key)
+            self.last_container_id, self.last_container_replaced = container.id, True
             try:
                 return self._run_in(container.id, command, stdin, files, fetch, limits)[0]
             finally:

@@ -11,6 +11,7 @@ import sys
 import textwrap
 import time
 
+import docker
 import pytest
 
 from agentgym.sandbox import RunStatus, SandboxLimits, SandboxUnavailable
@@ -110,10 +111,14 @@ def test_cold_mode_leaves_nothing(docker_engine: None) -> None:
     from agentgym.sandboxes.docker import DockerSandbox
 
     box = DockerSandbox(mode="cold")
-    before = set(_labelled(box.client, owner_pid=str(os.getpid())))
     result = box.run_python("print(open('/proc/1/cmdline').read().split('\\0')[0])")
     assert result.ok and result.stdout == "python3\n"
-    assert set(_labelled(box.client, owner_pid=str(os.getpid()))) == before
+    cid = box.last_container_id
+    assert cid is not None
+    # scoped to this run's own container: pools of other tests in this process come and go
+    assert cid not in _labelled(box.client, owner_pid=str(os.getpid()))
+    with pytest.raises(docker.errors.NotFound):
+        box.client.api.inspect_container(cid)
 
 
 def test_container_replaced_after_oom(docker_sandbox) -> None:  # type: ignore[no-untyped-def]

@@ -71,7 +71,7 @@ def test_bus_parts_are_per_desktop_and_go_with_it() -> None:
         daemon.wait()
         t0 = time.monotonic()
         assert accessibility_tree(address) == []  # a dead bus: nothing, quickly, no exception
-        assert time.monotonic() - t0 < 1.0
+        assert time.monotonic() - t0 < 5.0  # no hang on the dead bus
         assert desktop.alive()  # the desktop itself is fine
     finally:
         desktop.close()
