@@ -19,8 +19,23 @@ pytestmark = [pytest.mark.xvfb, needs_desktop]
 
 
 def _state(desktop: DesktopSandbox) -> dict:
-    time.sleep(0.4)
-    return json.loads((desktop.home / STATE_FILE).read_text())
+    """The app's state file, once it exists and parses."""
+    deadline = time.monotonic() + 15
+    while True:
+        try:
+            return json.loads((desktop.home / STATE_FILE).read_text())
+        except (OSError, ValueError):
+            assert time.monotonic() < deadline, "the app never wrote its state"
+            time.sleep(0.05)
+
+
+def _value(desktop: DesktopSandbox, key: str, want: object) -> object:
+    """``key``'s value once it equals ``want`` (or the last value seen, after 15 s): the app
+    writes its state a moment after the event, so the test waits on the state, not on time."""
+    deadline = time.monotonic() + 15
+    while (got := _state(desktop)["values"].get(key)) != want and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return got
 
 
 def _click(backend: Backend, box: list[int]) -> None:
@@ -47,7 +62,7 @@ def test_vnc_and_local_backends_see_and_do_the_same():
                 backend.execute(Primitive("key", keys=("ctrl", "a")))  # Tk: start of line
                 backend.execute(Primitive("key", keys=("ctrl", "k")))  # Tk: kill to end
                 backend.execute(Primitive("type", text=text))
-                assert _state(desktop)["values"]["font_size"] == text
+                assert _value(desktop, "font_size", text) == text
 
             vnc.execute(Primitive("move", 300, 200))
             deadline = time.monotonic() + 10  # x11vnc applies pointer events in batches
@@ -71,14 +86,14 @@ def test_vnc_clicks_match_local_clicks():
             desktop.setup(_tk_config("settings", {"dark_mode": False}))
             boxes = {w["name"]: w["bbox"] for w in _state(desktop)["widgets"]}
             seen = []
-            for backend in (vnc, vnc, local, local):  # each click toggles the checkbox
-                _click(backend, boxes["dark_mode"])
-                seen.append(_state(desktop)["values"]["dark_mode"])
+            for backend, want in zip((vnc, vnc, local, local), (True, False, True, False)):
+                _click(backend, boxes["dark_mode"])  # each click toggles the checkbox
+                seen.append(_value(desktop, "dark_mode", want))
             assert seen == [True, False, True, False]
             _click(vnc, boxes["language_german"])
-            assert _state(desktop)["values"]["language"] == "German"
+            assert _value(desktop, "language", "German") == "German"
             _click(local, boxes["language_french"])
-            assert _state(desktop)["values"]["language"] == "French"
+            assert _value(desktop, "language", "French") == "French"
 
         finally:
             vnc.close()
