@@ -10,10 +10,10 @@ runner = CliRunner()
 
 
 def test_list_shows_families_and_split_sizes():
-    result = runner.invoke(app, ["list"], env={"COLUMNS": "300"})
+    result = runner.invoke(app, ["list", "--all"], env={"COLUMNS": "300"})
     assert result.exit_code == 0, result.output
     assert "textgames/guess-number-v0" in result.output
-    assert "train: 80, test: 20" in result.output
+    assert "train 80, test 20" in result.output
 
 
 def test_info_shows_tools_and_instructions():
