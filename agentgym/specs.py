@@ -8,6 +8,7 @@ the top: :mod:`.registrars` (the ``register`` callables handed to hooks) writes 
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import re
 import threading
@@ -133,7 +134,9 @@ class SpecStore:
                 versions = [s for s in self._specs.values() if re.fullmatch(pattern, s.id)]
                 if versions:
                     return max(versions, key=lambda s: s.version or 0)
+            names = [*sorted(self._specs), *sorted(self._aliases)]
             close = [s for s in sorted(self._specs) if id.lower() in s.lower()]
+            close = close or difflib.get_close_matches(id, names, n=3, cutoff=0.75)
         hint = f"; did you mean {', '.join(close[:5])}?" if close else "; see `agentgym list`"
         raise EnvNotFound(f"no environment registered as {id!r}{hint}")
 

@@ -17,6 +17,7 @@ Values are resolved in this order, later ones winning:
 from __future__ import annotations
 
 import dataclasses
+import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -337,6 +338,21 @@ def _coerce(name: str, value: Any) -> Any:
     return value
 
 
+KEY_SYNONYMS = {"learning_rate": "lr", "max_steps": "steps", "num_generations": "group_size",
+                "num_steps": "steps", "max_completion_length": "max_new_tokens"}
+"""Names other trainers (TRL, cleanrl) give to a key, for the unknown-key suggestion."""
+
+
+def unknown_keys_message(unknown: list[str]) -> str:
+    """``unknown config keys: ...`` with the nearest real key of each (``step`` -> steps)."""
+    parts = []
+    for key in unknown:
+        close = [KEY_SYNONYMS[key]] if key in KEY_SYNONYMS else \
+            difflib.get_close_matches(key, list(FIELDS), n=1, cutoff=0.7)
+        parts.append(f"{key}; did you mean {close[0]}?" if close else key)
+    return f"unknown config keys: {', '.join(parts)}"
+
+
 def load_config(
     path: str | Path | Mapping[str, Any] | None,
     overrides: list[str] | None = None,
@@ -356,7 +372,7 @@ def load_config(
     data.update(parse_overrides(overrides or []))
     unknown = sorted(set(data) - set(FIELDS))
     if unknown:
-        raise ConfigError(f"unknown config keys: {', '.join(unknown)}")
+        raise ConfigError(unknown_keys_message(unknown))
     algorithm = str(data.get("algorithm", TrainConfig.algorithm))
     values = dict(preset_values) if preset_values is not None else preset(algorithm)
     merged = {**values, **data}
