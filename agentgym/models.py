@@ -91,11 +91,20 @@ def build_smollm2_cache(target: Path | None = None) -> Path:
     return target
 
 
+def _local_only(name: str) -> bool:
+    """Whether ``name`` cannot be a hub id (``namespace/repo``) and so names a local path."""
+    return name.startswith(("/", ".", "~")) or name.count("/") >= 2 or name.endswith("/")
+
+
 def resolve_model_path(name: str = SMOLLM2_NAME) -> Path:
     """A local folder for ``name``: an alias of the bundled SmolLM2 (built on first use) or a path.
 
-    Any other string is returned as is, for transformers to resolve (a hub id when online).
+    Any other string is returned as is, for transformers to resolve (a hub id when online),
+    except one that can only be a local path (absolute, ``./``, ``~``, or two slashes or more):
+    a missing folder raises ``FileNotFoundError`` naming it.
     """
+    if name not in ALIASES and _local_only(name) and not Path(name).expanduser().exists():
+        raise FileNotFoundError(f"no such model folder: {name}")
     if name in ALIASES:
         path = model_cache_path(ALIASES[name])
         with _build_lock:
