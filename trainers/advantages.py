@@ -6,6 +6,10 @@ G rollouts of one task) to one advantage per trajectory, broadcast later over it
 - :func:`grpo_advantages`: ``A_i = (R_i - mean(R_g)) / (std(R_g) + eps)``, the sample standard
   deviation (Bessel-corrected, as TRL and verl compute it); a group of one gets 0.
 - :func:`dr_grpo_advantages`: Dr. GRPO drops the std division, ``A_i = R_i - mean(R_g)``.
+- :func:`agentwise_advantages`: Dr. MAS's agent-wise normalisation for multi-agent rollouts:
+  each agent's rewards are normalised with that agent's own statistics within the group
+  (``group = (task, agent)``), instead of one global normalisation over every agent of the
+  task, which lets the agent with the larger reward scale dominate the gradient.
 
 Reward shaping:
 
@@ -70,6 +74,20 @@ def dr_grpo_advantages(
     return torch.where(count > 1, adv, torch.zeros_like(adv)).to(torch.float32)
 
 
+def agentwise_advantages(
+    rewards: Tensor, group_ids: Sequence[Hashable], agent_ids: Sequence[Hashable],
+    eps: float = 1e-6, *, centre_only: bool = False,
+) -> Tensor:
+    """Dr. MAS agent-wise advantages: GRPO (or Dr. GRPO with ``centre_only``) normalisation
+    within each ``(group, agent)`` pair; shape ``(N,)``."""
+    if len(agent_ids) != len(group_ids):
+        raise ValueError(f"got {len(group_ids)} group ids but {len(agent_ids)} agent ids")
+    pairs = list(zip(group_ids, agent_ids, strict=True))
+    if centre_only:
+        return dr_grpo_advantages(rewards, pairs, eps)
+    return grpo_advantages(rewards, pairs, eps)
+
+
 def overlong_penalty(lengths: Tensor, max_length: int, buffer: int) -> Tensor:
     """DAPO soft overlong punishment added to the reward, shape of ``lengths``.
 
@@ -99,6 +117,7 @@ def informative_groups(
 
 __all__ = [
     "AdvantageFn",
+    "agentwise_advantages",
     "dr_grpo_advantages",
     "group_stats",
     "grpo_advantages",

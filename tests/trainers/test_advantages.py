@@ -14,6 +14,7 @@ import pytest
 import torch
 
 from agentgym.trainers.advantages import (
+    agentwise_advantages,
     dr_grpo_advantages,
     grpo_advantages,
     informative_groups,
@@ -60,3 +61,20 @@ def test_overlong_penalty():
     assert overlong_penalty(torch.tensor([50]), 10, 0).tolist() == [0.0]
     with pytest.raises(ValueError):
         overlong_penalty(torch.tensor([1]), 4, 8)
+
+
+def test_agentwise_normalises_each_agent_with_its_own_statistics():
+    """Task "t": the planner's rewards [10, 0] are on ten times the executor's scale [1, 0].
+    Global: mean 2.75, sample std sqrt((7.25^2 + 2.75^2 + 1.75^2 + 2.75^2) / 3) = 4.856267, so
+    the executor's success gets A = -1.75 / 4.856267 = -0.360359 (its win looks like a loss).
+    Agent-wise (Dr. MAS): each agent's pair is [x, 0] -> +-0.707107 for both agents."""
+    rewards = torch.tensor([10.0, 0.0, 1.0, 0.0])
+    groups, agents = ["t"] * 4, ["planner", "planner", "executor", "executor"]
+    glob = grpo_advantages(rewards, groups, eps=0.0)
+    assert glob.tolist() == pytest.approx([1.492916, -0.566279, -0.360359, -0.566279], abs=1e-6)
+    adv = agentwise_advantages(rewards, groups, agents, eps=0.0)
+    assert adv.tolist() == pytest.approx([0.707107, -0.707107, 0.707107, -0.707107], abs=1e-6)
+    centred = agentwise_advantages(rewards, groups, agents, centre_only=True)
+    assert centred.tolist() == pytest.approx([5.0, -5.0, 0.5, -0.5])
+    with pytest.raises(ValueError, match="agent ids"):
+        agentwise_advantages(rewards, groups, agents[:3])
