@@ -99,7 +99,8 @@ class KuhnPokerEnv(MultiAgentEnv):
     def _observe(self, agent: str) -> str:
         assert self.task is not None
         hands = len(self.task.data["deals"])
-        lines = [f"You are {agent}. Match score: {self.scores.get(agent, 0.0):+g} chips.", *self.log]
+        score = self.scores.get(agent, 0.0)
+        lines = [f"You are {agent}. Match score: {score:+g} chips.", *self.log]
         if not self.done:
             moves = ", ".join(f"{'you' if who == agent else 'opponent'} {m}"
                               for who, m in self._actors()) or "none yet"

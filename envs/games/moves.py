@@ -38,7 +38,8 @@ def read_move(action: Any, legal: list[str]) -> str:
     hint = f"legal moves: {', '.join(legal)}"
     text = _move_text(action)
     if len(text) > MAX_CHARS:
-        raise IllegalAction(f"the reply is {len(text)} characters long; reply with one move ({hint})")
+        raise IllegalAction(f"the reply is {len(text)} characters long; "
+                            f"reply with one move ({hint})")
     by_lower = {m.lower(): m for m in legal}
     for token in reversed(_TOKEN.findall(text)):
         if token.lower() in by_lower:
