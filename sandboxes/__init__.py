@@ -28,13 +28,20 @@ from agentgym.sandbox import (
     SandboxUnavailable,
 )
 
-from ._docker_pool import shutdown_pools
 from .fake import FakeCall, FakeSandbox
 
 logger = logging.getLogger(__name__)
 
 AUTO_ORDER = ("docker", "bubblewrap")
 """Backends ``open_sandbox("auto")`` tries, best isolation first."""
+
+
+def shutdown_pools() -> None:
+    """Stop every warm Docker pool (also run at exit once a pool exists); imports the pool
+    module only when called, so registering the sandboxes imports no backend."""
+    from ._docker_pool import shutdown_pools as stop
+
+    stop()
 
 
 def _registry() -> Any:

@@ -8,13 +8,21 @@ Backends register through the ``agentgym_register_policies`` hook (see :mod:`.pl
 
 from __future__ import annotations
 
+import importlib
+from typing import Any
+
 from ..models import load_model_and_tokenizer
 from .base import EpisodeContext, Generation, Policy, SamplingParams, derive_seed
 from .fake import FakePolicy, FakeTokenizer, LogNormalLatency
-from .hf import HFPolicy
-from .hf_vision import HFVisionPolicy
 from .loader import load_policy, parse_policy_spec
-from .vision import VisionChatFormat, image_inputs
+
+_LAZY = {
+    "HFPolicy": ".hf",
+    "HFVisionPolicy": ".hf_vision",
+    "VisionChatFormat": ".vision",
+    "image_inputs": ".vision",
+}
+"""The in-process backends, imported on first use (loading the plugins imports none)."""
 
 __all__ = [
     "EpisodeContext",
@@ -33,3 +41,10 @@ __all__ = [
     "load_policy",
     "parse_policy_spec",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import the in-process backends of ``__all__`` on first use."""
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

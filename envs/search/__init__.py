@@ -8,20 +8,35 @@ in :mod:`.retrievers`, the HTTP service in :mod:`.service`, the env in :mod:`.en
 
 from __future__ import annotations
 
-from .corpus import Corpus, Passage, generate_corpus, load_corpus_jsonl
-from .data import SearchData, build_retriever, generated_data, search_cache
-from .loaders import load_qa_jsonl, qa_from_record
-from .questions import QAItem, generate_questions
-from .retrievers import (
-    Hit,
-    HybridRetriever,
-    IndexBuildError,
-    RemoteRetriever,
-    Retriever,
-    RetrieverError,
-    RetrieverUnavailable,
-)
-from .scoring import exact_match, f1_score, normalize_answer, score_answer
+import importlib
+from typing import Any
+
+_LAZY = {
+    "Corpus": ".corpus",
+    "Passage": ".corpus",
+    "QAItem": ".questions",
+    "SearchData": ".data",
+    "build_retriever": ".data",
+    "exact_match": ".scoring",
+    "Hit": ".retrievers",
+    "HybridRetriever": ".retrievers",
+    "IndexBuildError": ".retrievers",
+    "RemoteRetriever": ".retrievers",
+    "Retriever": ".retrievers",
+    "RetrieverError": ".retrievers",
+    "RetrieverUnavailable": ".retrievers",
+    "f1_score": ".scoring",
+    "generate_corpus": ".corpus",
+    "generate_questions": ".questions",
+    "generated_data": ".data",
+    "load_corpus_jsonl": ".corpus",
+    "load_qa_jsonl": ".loaders",
+    "normalize_answer": ".scoring",
+    "qa_from_record": ".loaders",
+    "score_answer": ".scoring",
+    "search_cache": ".data",
+}
+"""Public name -> the submodule defining it."""
 
 __all__ = [
     "Corpus",
@@ -48,3 +63,10 @@ __all__ = [
     "score_answer",
     "search_cache",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import the names of ``__all__`` on first use (listing the envs imports none of them)."""
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

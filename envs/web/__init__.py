@@ -6,9 +6,20 @@ started on the first reset.
 
 from __future__ import annotations
 
-from .actions import ActionParseError, WebAction, parse_action, web_tools
-from .env import INSTRUCTIONS, WebEnv
-from .observation import AXTree, render_ax_tree
+import importlib
+from typing import Any
+
+_LAZY = {
+    "AXTree": ".observation",
+    "ActionParseError": ".actions",
+    "INSTRUCTIONS": ".env",
+    "WebAction": ".actions",
+    "WebEnv": ".env",
+    "parse_action": ".actions",
+    "render_ax_tree": ".observation",
+    "web_tools": ".actions",
+}
+"""Public name -> the submodule defining it."""
 
 __all__ = [
     "INSTRUCTIONS",
@@ -20,3 +31,10 @@ __all__ = [
     "render_ax_tree",
     "web_tools",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import the names of ``__all__`` on first use (listing the envs imports none of them)."""
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -5,9 +5,20 @@ See docs/web.md for the split, the reward modes, the experts and the tasks known
 
 from __future__ import annotations
 
-from .env import REWARD_MODES, MiniWoBEnv
-from .experts import EXPERTS
-from .tasks import KNOWN_BROKEN, TASK_NAMES, TEST_SEEDS, TRAIN_SEEDS, load_tasks
+import importlib
+from typing import Any
+
+_LAZY = {
+    "EXPERTS": ".experts",
+    "KNOWN_BROKEN": ".tasks",
+    "MiniWoBEnv": ".env",
+    "REWARD_MODES": ".env",
+    "TASK_NAMES": ".tasks",
+    "TEST_SEEDS": ".tasks",
+    "TRAIN_SEEDS": ".tasks",
+    "load_tasks": ".tasks",
+}
+"""Public name -> the submodule defining it."""
 
 __all__ = [
     "EXPERTS",
@@ -19,3 +30,10 @@ __all__ = [
     "MiniWoBEnv",
     "load_tasks",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import the names of ``__all__`` on first use (listing the envs imports none of them)."""
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

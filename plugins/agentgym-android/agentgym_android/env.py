@@ -62,7 +62,7 @@ class AndroidEnv(AgentEnv):
 
     def _screenshot(self) -> bytes:
         if self.vnc_port:
-            from agentgym.envs.gui.backends import VNCBackend, png_bytes
+            from agentgym.envs.gui import VNCBackend, png_bytes
 
             backend = VNCBackend("127.0.0.1", self.vnc_port)
             try:
