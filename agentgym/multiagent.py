@@ -50,6 +50,8 @@ class MultiAgentEnv(AECEnv):  # type: ignore[misc]
                 "is_parallelizable": False}
     possible_agents: list[str] = []  # noqa: RUF012
     """Every agent that can take part, in seat order."""
+    zero_sum: bool = True
+    """Whether the agents compete (win/loss/draw outcomes) rather than share a reward."""
     max_invalid: int = 3
     """Invalid actions in a row after which an agent forfeits."""
     agentgym_spec: Any = None

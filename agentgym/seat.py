@@ -122,7 +122,10 @@ class SeatEnv(AgentEnv):
         if env.done:
             score = env.scores.get(self.player, 0.0)
             info["score"] = score
-            info["outcome"] = "win" if score > 0 else "loss" if score < 0 else "draw"
+            if env.zero_sum:
+                info["outcome"] = "win" if score > 0 else "loss" if score < 0 else "draw"
+            else:
+                info["outcome"] = "success" if score > 0 else "failure"
             info["success"] = score > 0
         return info
 

@@ -113,3 +113,24 @@ def test_seat_drawn_from_the_seed_covers_both_seats() -> None:
         again = SeatEnv(TicTacToeEnv())
         assert again.reset(seed=seed)[1]["seat"] == env.player  # seeded
     assert seats == {"x", "o"}
+
+
+def test_sql_team_roles_see_different_views_and_share_the_reward() -> None:
+    from agentgym.envs.sql.team import SQLTeamEnv
+
+    env = SQLTeamEnv("test")
+    env.reset(seed=0)
+    planner, executor = env.observe("planner")["text"], env.observe("executor")["text"]
+    assert "CREATE TABLE" in planner and "CREATE TABLE" not in executor
+    assert len(env.tools_for("planner")) == 0
+    assert env.tools_for("executor").names() == ["execute_sql", "submit"]
+    for agent in env.agent_iter():
+        _, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else env.scripted_action(agent))
+    assert env.scores == {"planner": 1.0, "executor": 1.0}
+
+    seat = SeatEnv(SQLTeamEnv("test"), seat="executor")  # the planner: the scripted player
+    obs, _ = seat.reset(seed=1)
+    assert "Plan from the planner" in obs["text"]
+    _, reward, done, _, info = seat.step("<answer>SELECT 1</answer>")
+    assert done and reward == 0.0 and info["outcome"] == "failure"
