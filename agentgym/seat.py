@@ -119,6 +119,9 @@ class SeatEnv(AgentEnv):
         info = dict(env.infos.get(self.player, {}))
         info.update(seat=self.player, opponent=self.opponent.name if self.opponent else None,
                     moves=env.moves)
+        error = env._errors.get(self.player)
+        if error:
+            info["error"] = error
         if env.done:
             score = env.scores.get(self.player, 0.0)
             info["score"] = score

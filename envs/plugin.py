@@ -64,6 +64,17 @@ def agentgym_register_envs(register: EnvRegistrar) -> None:
         tasks="agentgym.envs.shop.env:load_tasks",
         description="Look a price up, multiply with a calculator, answer: the multi-turn demo.",
     )
+    register(
+        "sql/team-v0",
+        "agentgym.envs.sql.team:SQLTeamEnv",
+        family="sql",
+        aliases=("sql-team",),
+        tasks="agentgym.envs.sql.env:load_tasks",
+        description="Cooperative: a planner (schema) and an executor (SQL tools) share the reward.",
+    )
+    from .games.registration import register_games
+
+    register_games(register)
     from .web.miniwob.registration import register_miniwob
 
     register_miniwob(register)

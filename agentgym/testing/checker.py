@@ -8,6 +8,7 @@ from typing import Any, NoReturn
 import gymnasium
 
 from ..errors import AgentGymError
+from ..multiagent import MultiAgentEnv
 from ..registry import make
 from ..tools import ToolSet
 from .malformed import malformed_actions
@@ -48,8 +49,12 @@ def check_env(env: gymnasium.Env, *, seed: int = 0, n_malformed: int = 200) -> N
     Checks: the API shape (spaces, reset/step types, tools and instructions), that the same seed
     gives the same first observation, that a random action and ``n_malformed`` malformed actions
     all return observations instead of raising, and that ``reset`` works after every episode end.
+    A :class:`~agentgym.MultiAgentEnv` gets :func:`check_multiagent_env` instead.
     """
     base = env.unwrapped
+    if isinstance(base, MultiAgentEnv):
+        check_multiagent_env(base, seed=seed, n_malformed=n_malformed)
+        return
     if not isinstance(base.observation_space, gymnasium.spaces.Space):
         _fail("observation_space is not a gymnasium Space")
     if not isinstance(base.action_space, gymnasium.spaces.Space):
@@ -85,6 +90,48 @@ def check_env(env: gymnasium.Env, *, seed: int = 0, n_malformed: int = 200) -> N
             _fail(f"step raised {type(e).__name__} on malformed action #{i} {str(action)[:120]!r}")
         terminated, truncated = _check_step_result(env, result, f"malformed action #{i}")
         if terminated or truncated:
+            env.reset(seed=seed + 2 + i)
+    with contextlib.suppress(Exception):
+        env.close()
+
+
+def check_multiagent_env(env: MultiAgentEnv, *, seed: int = 0, n_malformed: int = 200) -> None:
+    """Check a multi-agent env: PettingZoo's own ``api_test``, every agent's instructions and
+    tools, seeded determinism, and ``n_malformed`` malformed actions from whichever agent is
+    selected (each must be answered with an observation, never an exception)."""
+    import warnings
+
+    from pettingzoo.test import api_test
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # text observations are not numpy arrays
+        try:
+            api_test(env, num_cycles=20)
+        except Exception as e:
+            _fail(f"PettingZoo api_test failed: {type(e).__name__}: {e}")
+    for agent in env.possible_agents:
+        if not isinstance(env.instructions_for(agent), str):
+            _fail(f"instructions_for({agent!r}) must be a str")
+        if not isinstance(env.tools_for(agent), ToolSet):
+            _fail(f"tools_for({agent!r}) must be an agentgym.ToolSet")
+    env.reset(seed=seed)
+    first = {a: env.observe(a)["text"] for a in env.agents}
+    env.reset(seed=seed)
+    if first != {a: env.observe(a)["text"] for a in env.agents}:
+        _fail("reset(seed=s) twice gave different observations: the env is not deterministic")
+    env.reset(seed=seed + 1)
+    for i, action in enumerate(malformed_actions(n_malformed, seed=seed, tool_names=[])):
+        agent = env.agent_selection
+        try:
+            env.step(None if env.terminations[agent] or env.truncations[agent] else action)
+            obs = env.observe(agent)
+            if not isinstance(obs, dict) or not env.observation_space(agent).contains(obs):
+                _fail(f"malformed action #{i}: {agent}'s observation is not in its space")
+        except EnvCheckError:
+            raise
+        except Exception as e:
+            _fail(f"step raised {type(e).__name__} on malformed action #{i} {str(action)[:120]!r}")
+        if not env.agents or env.done:
             env.reset(seed=seed + 2 + i)
     with contextlib.suppress(Exception):
         env.close()
