@@ -52,6 +52,8 @@ class Session:
     episode_id: str | None = None
     done: bool = True
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    """The env kwargs the session was opened with (to rebuild its env)."""
 
     def touch(self) -> None:
         """Mark activity now (postpones the idle timeout)."""
@@ -116,7 +118,7 @@ class SessionPool:
         finally:
             async with self._guard:
                 self._reserved -= 1
-        session = Session(uuid.uuid4().hex, env)
+        session = Session(uuid.uuid4().hex, env, kwargs=dict(env_kwargs))
         async with self._guard:
             self._sessions[session.id] = session
         return session
@@ -141,6 +143,20 @@ class SessionPool:
                 raise SessionNotFound(f"session {session_id!r} was closed")
             yield session
             session.touch()
+
+    async def recycle(self, session: Session) -> None:
+        """Abort ``session``'s episode: close its env (ending whatever it still runs) and make a
+        fresh one; the caller holds the session's lock. If no env can be made the session closes.
+        """
+        old, session.done = session.env, True
+        await _close_env(old)
+        try:
+            session.env = await asyncio.to_thread(self.factory, **session.kwargs)
+        except Exception:  # the env cannot be rebuilt: the session ends with it
+            logger.exception("could not rebuild the env of session %s", session.id)
+            async with self._guard:
+                self._sessions.pop(session.id, None)
+            raise SessionNotFound(f"session {session.id!r} was closed: its env failed") from None
 
     async def close(self, session_id: str) -> bool:
         """Close one session (its env too); False when it was not open."""

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
+import math
 from typing import Any
 
 import pydantic
@@ -169,6 +171,64 @@ def reset_from_wire(body: dict[str, Any]) -> tuple[Observation, dict[str, Any]]:
     return observation_from_wire(body.get("observation") or {}), dict(meta.get("info") or {})
 
 
+MAX_DEPTH = 32
+"""Deepest nesting of arrays and objects a request may have."""
+
+
+class MalformedRequest(ValueError):
+    """A request body or message that is not a JSON document the servers accept."""
+
+
+def parse_json(raw: bytes | str, max_depth: int = MAX_DEPTH) -> Any:
+    """Parse a request body: UTF-8 JSON, finite numbers, nested at most ``max_depth`` deep.
+
+    Raises :class:`MalformedRequest` with a one-line reason for anything else (bad bytes, bad
+    JSON, a nesting that would exhaust the parser's stack, ``NaN`` or overflowing numbers).
+    """
+    try:
+        text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+    except UnicodeDecodeError as e:
+        raise MalformedRequest(f"body is not UTF-8: byte {e.start} is invalid") from e
+    try:
+        value = json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+    except MalformedRequest:
+        raise
+    except (ValueError, RecursionError) as e:
+        reason = f"{e.msg} at {e.pos}" if isinstance(e, json.JSONDecodeError) else "too deep"
+        raise MalformedRequest(f"body is not valid JSON: {reason}") from e
+    if _depth(value) > max_depth:
+        raise MalformedRequest(f"body is nested deeper than {max_depth} levels")
+    return value
+
+
+def _depth(value: Any) -> int:
+    """Nesting depth of a parsed JSON value, found without recursion."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        deepest = max(deepest, level)
+        stack.extend((child, level + 1) for child in children)
+    return deepest
+
+
+def _no_constant(name: str) -> Any:
+    raise MalformedRequest(f"body is not valid JSON: {name} is not a number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise MalformedRequest(f"body is not valid JSON: number {text[:20]} is out of range")
+    return value
+
+
 def _errors(err: pydantic.ValidationError) -> str:
     return "; ".join(
         f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}" for e in err.errors()
@@ -181,6 +241,8 @@ def validation_message(err: pydantic.ValidationError) -> str:
 
 
 __all__ = [
+    "MAX_DEPTH",
+    "MalformedRequest",
     "WireAction",
     "WireReset",
     "action_from_wire",
@@ -188,6 +250,7 @@ __all__ = [
     "jsonable",
     "observation_from_wire",
     "observation_to_wire",
+    "parse_json",
     "reset_from_wire",
     "reset_to_wire",
     "step_from_wire",

@@ -58,7 +58,9 @@ def test_websocket_conformance_and_same_results_as_local(http_url):
 @pytest.mark.parametrize(
     ("method", "path", "kwargs", "status", "words"),
     [
-        ("post", "/reset", {"content": b"{not json"}, 400, "not valid JSON"),
+        ("post", "/reset", {"content": b"{not json",
+                            "headers": {"content-type": "application/json"}}, 400, "not valid JSON"),
+        ("post", "/reset", {"content": b"{}"}, 415, "Content-Type: application/json"),
         ("post", "/reset", {"json": {"seed": -1}}, 422, "seed"),
         ("post", "/reset", {"json": {"bogus": 1}}, 422, "bogus"),
         ("post", "/reset", {"json": {"task_id": "no-such-task"}}, 400, "no-such-task"),

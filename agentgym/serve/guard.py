@@ -1,0 +1,246 @@
+"""The front door of every agentgym server: Host, Origin, token, content type and body size.
+
+One ASGI middleware, :class:`RequestGuard`, sits in front of the OpenEnv-style HTTP/WebSocket app,
+the MCP streamable-HTTP app and the retriever service, so the three refuse the same requests with
+the same statuses (those of the MCP SDK's DNS-rebinding protection)::
+
+    Host not allowed (DNS rebinding)                    421
+    Origin not allowed (a web page in a browser)        403
+    bearer token missing or wrong                       401
+    POST whose Content-Type is not application/json     415
+    body over max_body_bytes (counted as it arrives)    413
+
+A WebSocket handshake that fails a check is answered with the same status (the ASGI
+``websocket.http.response`` extension) or, where the server lacks it, refused with a 403.
+A body is counted as its chunks arrive, so a chunked body without ``Content-Length`` is cut at
+the limit too; the checked body is then replayed to the app.
+
+:func:`guard_for` picks the settings for a bind address; :func:`check_bind` refuses a public
+bind without ``allow_public``.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import json
+import re
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+DEFAULT_MAX_BODY_BYTES = 4 * 2**20
+"""Largest request body (and WebSocket message) a server reads: 4 MiB."""
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+TOKEN_ENV = "AGENTGYM_SERVE_TOKEN"
+"""Environment variable holding the bearer token (server and clients)."""
+_PORT = re.compile(r"^\d{1,5}$")
+
+
+def is_loopback(host: str) -> bool:
+    """Whether the bind address ``host`` is a loopback address or ``localhost``."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def check_bind(host: str, allow_public: bool, what: str = "the server") -> None:
+    """Refuse a non-loopback ``host`` unless ``allow_public`` (``--allow-public``) is given."""
+    if not is_loopback(host) and not allow_public:
+        raise ValueError(
+            f"refusing to bind {host!r}: {what} runs what its clients send; pass --allow-public "
+            "(allow_public=True) to expose it beyond this machine (a bearer token is then required)"
+        )
+
+
+def new_token() -> str:
+    """A fresh random bearer token (256 bits, URL-safe)."""
+    return secrets.token_urlsafe(32)
+
+
+def _split_hostport(value: str) -> tuple[str, str | None] | None:
+    """``host[:port]`` split in two; None when the port is not a number."""
+    if value.startswith("["):
+        end = value.find("]")
+        if end < 0:
+            return None
+        host, rest = value[: end + 1], value[end + 1:]
+    else:
+        host, colon, port = value.partition(":")
+        rest = f":{port}" if colon else ""
+    if not rest:
+        return host, None
+    if not rest.startswith(":") or not _PORT.match(rest[1:]):
+        return None
+    return host, rest[1:]
+
+
+@dataclass(frozen=True)
+class GuardSettings:
+    """What :class:`RequestGuard` lets through."""
+
+    allowed_hosts: tuple[str, ...] | None = LOOPBACK_NAMES
+    """Host header names (any port) accepted; None accepts any (a public bind with a token)."""
+    allowed_origins: tuple[str, ...] = tuple(f"http://{h}" for h in LOOPBACK_NAMES)
+    """Origins (``scheme://host``, any port) accepted; requests without Origin always pass."""
+    token: str | None = None
+    """Bearer token every request must carry (``Authorization: Bearer ...``); None: none."""
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    """Largest request body read."""
+
+    def host_ok(self, host: str | None) -> bool:
+        """Whether the Host header names this server (not a rebinding name)."""
+        if not host:
+            return False
+        parts = _split_hostport(host.strip().lower())
+        if parts is None:
+            return False
+        return self.allowed_hosts is None or parts[0] in self.allowed_hosts
+
+    def origin_ok(self, origin: str | None) -> bool:
+        """Whether the Origin header (absent for non-browser clients) is allowed."""
+        if origin is None:
+            return True
+        scheme, sep, rest = origin.strip().lower().partition("://")
+        parts = _split_hostport(rest) if sep and "/" not in rest else None
+        return parts is not None and f"{scheme}://{parts[0]}" in self.allowed_origins
+
+    def token_ok(self, authorization: str | None) -> bool:
+        """Whether the Authorization header carries the token (always, when there is none)."""
+        if self.token is None:
+            return True
+        scheme, _, given = (authorization or "").strip().partition(" ")
+        return scheme.lower() == "bearer" and hmac.compare_digest(
+            given.strip().encode(), self.token.encode()
+        )
+
+
+def guard_for(
+    host: str, *, token: str | None = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+) -> GuardSettings:
+    """The settings for a server bound to ``host``: loopback names only, unless public.
+
+    A public bind accepts any Host name (the token is what protects it) and must have a token.
+    """
+    if is_loopback(host):
+        return GuardSettings(token=token, max_body_bytes=max_body_bytes)
+    if not token:
+        raise ValueError(f"a server bound to {host!r} needs a bearer token")
+    return GuardSettings(allowed_hosts=None, token=token, max_body_bytes=max_body_bytes)
+
+
+class RequestGuard:
+    """ASGI middleware applying :class:`GuardSettings` to HTTP requests and WebSocket handshakes."""
+
+    def __init__(self, app: Any, settings: GuardSettings | None = None) -> None:
+        self.app = app
+        self.settings = settings or GuardSettings()
+
+    def _refusal(self, scope: dict[str, Any]) -> tuple[int, str] | None:
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1")
+                   for k, v in scope.get("headers", [])}
+        s = self.settings
+        if not s.host_ok(headers.get("host")):
+            return 421, "invalid Host header: this server answers only to its own name"
+        if not s.origin_ok(headers.get("origin")):
+            return 403, "invalid Origin header: web pages may not call this server"
+        if not s.token_ok(headers.get("authorization")):
+            return 401, "missing or wrong bearer token (Authorization: Bearer <token>)"
+        if scope["type"] == "http" and scope.get("method") == "POST":
+            ctype = headers.get("content-type", "").split(";")[0].strip().lower()
+            if ctype != "application/json":
+                return 415, "the body must be JSON (Content-Type: application/json)"
+            length = headers.get("content-length")
+            if length is not None and (not length.isdigit() or int(length) > s.max_body_bytes):
+                return 413, f"request body over {s.max_body_bytes} bytes"
+        return None
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        """Check the request, then pass it (with its body read and counted) to the app."""
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        refusal = self._refusal(scope)
+        if refusal is not None:
+            if scope["type"] == "http":
+                await _send_json(send, *refusal)
+            else:
+                await _refuse_websocket(scope, receive, send, *refusal)
+            return
+        if scope["type"] == "http":
+            body = await _read_body(receive, self.settings.max_body_bytes)
+            if body is None:
+                await _send_json(send, 413, f"request body over {self.settings.max_body_bytes} "
+                                            "bytes")
+                return
+            receive = _replay(body, receive)
+        await self.app(scope, receive, send)
+
+
+async def _read_body(receive: Any, limit: int) -> bytes | None:
+    """The whole body, or None as soon as it passes ``limit`` bytes (nothing more is read)."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":  # the client went away
+            break
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
+
+
+def _replay(body: bytes, receive: Any) -> Any:
+    sent = False
+
+    async def replay() -> dict[str, Any]:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()  # type: ignore[no-any-return]
+
+    return replay
+
+
+async def _send_json(send: Any, status: int, detail: str, kind: str = "http.response") -> None:
+    body = json.dumps({"detail": detail}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if status == 401:
+        headers.append((b"www-authenticate", b'Bearer realm="agentgym"'))
+    if status == 413:  # stop the client sending: the rest of the body is never read
+        headers.append((b"connection", b"close"))
+    await send({"type": f"{kind}.start", "status": status, "headers": headers})
+    await send({"type": f"{kind}.body", "body": body})
+
+
+async def _refuse_websocket(scope: dict[str, Any], receive: Any, send: Any, status: int,
+                            detail: str) -> None:
+    message = await receive()
+    if message["type"] != "websocket.connect":
+        return
+    if "websocket.http.response" in scope.get("extensions", {}):
+        await _send_json(send, status, detail, kind="websocket.http.response")
+    else:  # an ASGI server without the extension answers a close before accept with 403
+        await send({"type": "websocket.close", "code": 1008, "reason": detail[:120]})
+
+
+__all__ = [
+    "DEFAULT_MAX_BODY_BYTES",
+    "LOOPBACK_NAMES",
+    "TOKEN_ENV",
+    "GuardSettings",
+    "RequestGuard",
+    "check_bind",
+    "guard_for",
+    "is_loopback",
+    "new_token",
+]
