@@ -3,6 +3,7 @@
 import pytest
 
 import agentgym
+from agentgym.multiagent import MultiAgentEnv
 from agentgym.testing import check_registered_env, malformed_actions
 
 ENV_IDS = agentgym.list_envs()
@@ -32,11 +33,16 @@ def _cases(heavy_all_slow: bool = False) -> list:
     return cases
 
 
-def _make_or_skip(env_id):
+def _make_or_skip(env_id, single_agent=False):
     try:
-        return agentgym.make(env_id)
+        env = agentgym.make(env_id)
     except agentgym.MissingExtra as e:
         pytest.skip(f"{env_id}: {e}")
+    if single_agent and isinstance(env.unwrapped, MultiAgentEnv):
+        env.close()
+        pytest.skip(f"{env_id} is multi-agent: check_env runs check_multiagent_env on it "
+                    "(PettingZoo's api_test, determinism and malformed actions per agent)")
+    return env
 
 
 @pytest.mark.parametrize("env_id", _cases())
@@ -48,7 +54,7 @@ def test_check_env(env_id):
 
 @pytest.mark.parametrize("env_id", _cases(heavy_all_slow=True))
 def test_thousand_malformed_actions_never_escape_step(env_id):
-    env = _make_or_skip(env_id)
+    env = _make_or_skip(env_id, single_agent=True)
     env.reset(seed=0)
     errors = 0
     names = env.unwrapped.tools.names()
@@ -65,7 +71,7 @@ def test_thousand_malformed_actions_never_escape_step(env_id):
 @pytest.mark.parametrize("env_id", _cases())
 def test_seeded_rollout_is_deterministic(env_id):
     def run():
-        env = _make_or_skip(env_id)
+        env = _make_or_skip(env_id, single_agent=True)
         obs, info = env.reset(seed=123)
         texts = [obs["text"], info.get("task_id")]
         for action in ["hello", '<tool_call>{"name": "nothing", "arguments": {}}</tool_call>']:
