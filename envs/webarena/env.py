@@ -7,10 +7,11 @@ observation. The agent answers with ``stop [answer]`` (or the ``stop`` tool's ``
 reward is the WebArena-Lite evaluator's score (:mod:`.evaluators`). The turn limit (15, as in
 WebAgent-R1) is the registry's :class:`~agentgym.TurnLimit` truncation.
 
-Real WebArena: pass ``task_file`` (the official ``test_webarena_lite.raw.json``) and ``sites``
-(placeholder name -> base URL, e.g. ``{"shopping": "http://host:7770"}``) and, for logins,
-``storage_states`` (site -> Playwright storage-state JSON, as WebArena's ``auto_login.py``
-writes them) or ``config`` (a YAML/JSON file holding these three keys).
+Real WebArena: ``sites`` (site name -> base URL, e.g. ``{"shopping": "http://host:7770"}``, or
+a sites file; or the ``WA_*`` variables, see :mod:`.official_sites`) switches to the official
+tasks (:mod:`.official`: WebArena-Lite's 165, or ``task_set="webarena"`` /
+``"webarena-verified"``), or to ``task_file``'s. Logins use the given ``storage_states`` or are
+made by :mod:`.official_login`; ``func:`` checks run :mod:`.official_helpers` on the servers.
 """
 
 from __future__ import annotations
@@ -36,6 +37,17 @@ from agentgym.tasks import Task, TaskSet
 from .evaluators import evaluate
 from .expert import ExpertStep
 from .judges import Judge, NormalizedJudge
+from .official import official_split
+from .official_helpers import SiteHelpers
+from .official_login import AutoLogin
+from .official_sites import (
+    SiteConfig,
+    SitesNotConfigured,
+    check_reachable,
+    read_file,
+    resolve,
+    run_reset,
+)
 from .sites.data_forum import FORUM_USER
 from .sites.data_gitlab import GITLAB_USER
 from .sites.data_shop import ADMIN_USER, SHOP_USER
@@ -64,37 +76,52 @@ class WebArenaEnv(WebEnv):
         split: str = "test",
         *,
         task_file: str | Path | None = None,
-        sites: dict[str, str] | None = None,
+        sites: dict[str, Any] | str | Path | None = None,
         storage_states: dict[str, str] | None = None,
         config: str | Path | None = None,
         judge: Judge | None = None,
+        task_set: str = "auto",
         **web_options: Any,
     ) -> None:
-        """Pick the split (``train``/``test``), or an official task file with its servers.
+        """Pick the split, and the sites: the bundled ones, or real servers.
 
+        ``sites`` maps WebArena's site names to URLs, or is the path of a sites file (see
+        :mod:`.official_sites`; the ``WA_*`` variables are read when neither ``sites`` nor
+        ``config`` is given). With real servers the tasks are the official ``task_set``
+        (``"auto"``: WebArena-Lite's 165; ``"webarena"``; ``"webarena-verified"``) unless
+        ``task_file`` names a file in WebArena's format; without, the bundled twin's tasks.
         ``web_options`` go to :class:`~agentgym.envs.web.WebEnv` (``screenshot=True``,
         ``viewport_only=True``, ``html=True``, ``browser=BrowserConfig(...)``).
         """
         web_options.setdefault("browser", BrowserConfig(timeout_s=30.0))
         super().__init__(**web_options)
-        if config is not None:
-            cfg = _read_config(Path(config))
-            task_file = task_file or cfg.get("task_file")
-            sites = sites or cfg.get("sites")
-            storage_states = storage_states or cfg.get("storage_states")
+        cfg = read_file(config) if config is not None else {}
+        self.site_config: SiteConfig | None = resolve(sites, cfg)
+        if self.site_config is not None and storage_states:
+            self.site_config.storage_states.update(storage_states)
+        task_file = task_file or (self.site_config.task_file if self.site_config else None)
         self.split = split
-        self.external = sites is not None
-        self.site_urls: dict[str, str] = {k: v.rstrip("/") for k, v in (sites or {}).items()}
-        self.storage_states = storage_states or {}
+        self.external = self.site_config is not None
+        self.site_urls: dict[str, str] = dict(self.site_config.urls) if self.site_config else {}
         self.judge: Judge = judge or NormalizedJudge()
         if task_file is not None:
             self.task_set = TaskSet(to_tasks(read_raw(task_file), split), name=str(task_file))
+        elif task_set in ("webarena", "webarena-verified") or self.external:
+            name = "webarena-lite" if task_set == "auto" else task_set
+            if not self.external:
+                raise SitesNotConfigured(
+                    f"{name} runs on the WebArena servers: give their URLs with sites= "
+                    f"(agentgym eval --sites FILE) or the WA_* variables")
+            self.task_set = official_split(name, split)
         else:
             self.task_set = load_tasks().split(split)
+        if self.site_config is not None:
+            check_reachable(self.site_config.urls)
         self.task: Task | None = None
         self.session_id = ""
         self.result_info: dict[str, Any] = {}
         self._login_cookies: dict[str, str] = {}
+        self._auto_login: AutoLogin | None = None
         self._http: httpx.AsyncClient | None = None
 
     # -- sites -------------------------------------------------------------------------------
@@ -116,7 +143,9 @@ class WebArenaEnv(WebEnv):
         return text
 
     def allowed_origins(self) -> list[str]:
-        """The sites' origins (nothing else is reachable)."""
+        """The sites' origins and, on real servers, the map's services (nothing else)."""
+        if self.site_config is not None:
+            return self.site_config.origins()
         return list(self.site_urls.values())
 
     # -- episode -----------------------------------------------------------------------------
@@ -158,6 +187,10 @@ class WebArenaEnv(WebEnv):
         missing = [s for s in config.get("sites", ()) if s not in self.site_urls]
         if missing:
             raise EnvError(f"task {task.task_id} needs sites with no URL: {', '.join(missing)}")
+        if self.site_config is not None and config.get("require_reset"):
+            for site in config.get("sites", ()):
+                if site in self.site_config.reset:
+                    await run_reset(site, self.site_config.reset[site], self._site_client())
         assert self.session is not None  # noqa: S101 -- set by WebEnv._areset
         context = self.session.context
         self.result_info = {}
@@ -184,11 +217,15 @@ class WebArenaEnv(WebEnv):
         """The cookies that log the episode in to ``sites`` (storage states on real servers)."""
         cookies: list[dict[str, Any]] = []
         for site in sites:
-            if self.external:
-                path = self.storage_states.get(site)
+            if self.site_config is not None:
+                path = self.site_config.storage_states.get(site)
                 if path:
-                    state = json.loads(Path(path).read_text())
+                    state = json.loads(Path(path).read_text(encoding="utf-8"))
                     cookies += state.get("cookies", [])
+                    continue
+                if self._auto_login is None:
+                    self._auto_login = AutoLogin(self.site_urls, self.site_config.auth_dir)
+                cookies += await self._auto_login.cookies(site, self.open_session)
                 continue
             if site not in ACCOUNTS:
                 continue
@@ -212,9 +249,12 @@ class WebArenaEnv(WebEnv):
         if action.name != "stop" or self.task is None:
             return 0.0, False, {}
         config = json.loads(self.resolve(json.dumps(self.task.data["config"])))
-        result = await evaluate(config, self.answer, _Probe(self), self.judge)
+        helpers = SiteHelpers(self.site_urls, self._site_client())
+        result = await evaluate(config, self.answer, _Probe(self), self.judge, helpers)
         self.result_info = {"success": result.score >= 1.0, "eval": result.parts,
                             "eval_notes": result.notes, "answer": self.answer}
+        if result.error:
+            self.result_info["eval_error"] = result.error
         return result.score, True, dict(self.result_info)
 
     async def _drop_session(self, sid: str) -> None:
@@ -260,42 +300,33 @@ class _Probe:
         assert self.env.session is not None  # noqa: S101
         return str(self.env.session.page.url)
 
-    async def read(self, url: str, locator: str) -> str:
+    async def read(self, url: str, script: str, prep: list[str]) -> str | None:
+        from playwright.async_api import Error as PlaywrightError
+
         session = self.env.session
         assert session is not None  # noqa: S101
-        if url.startswith("func:"):
-            raise ValueError(f"url helper {url!r} is not supported")
         if url == "last":
             page, scratch = session.page, None
         else:
             scratch = page = await session.guard(session.context.new_page())
             await session.guard(page.goto(self.env.resolve(url), wait_until="load"))
         try:
-            if not locator.strip():
+            for action in prep:  # WebArena ignores a failing preparation
+                try:
+                    await session.guard(page.evaluate(f"() => {action}"))
+                except PlaywrightError as e:
+                    logger.debug("prep action failed: %s", e)
+            if not script:
                 return str(await session.guard(page.content()))
-            if locator.startswith("func:"):
-                raise ValueError(f"locator helper {locator!r} is not supported")
-            value = await session.guard(page.evaluate(f"() => {locator}"))
-            return "" if value is None else str(value)
+            try:
+                value = await session.guard(page.evaluate(script))
+            except PlaywrightError as e:  # the page is not the right one: nothing selected
+                logger.debug("locator failed: %s", e)
+                return None
+            return None if value is None else str(value)
         finally:
             if scratch is not None:
                 await session.guard(scratch.close())
-
-
-def _read_config(path: Path) -> dict[str, Any]:
-    """A YAML or JSON file with ``task_file``, ``sites`` and ``storage_states``."""
-    text = path.read_text(encoding="utf-8")
-    if path.suffix in (".yaml", ".yml"):
-        import yaml
-
-        data = yaml.safe_load(text)
-    else:
-        data = json.loads(text)
-    if not isinstance(data, dict):
-        raise EnvError(f"{path}: expected a mapping with task_file, sites, storage_states")
-    if data.get("task_file"):
-        data["task_file"] = str((path.parent / data["task_file"]).resolve())
-    return data
 
 
 def load_env_tasks() -> TaskSet:

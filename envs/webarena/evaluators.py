@@ -1,64 +1,105 @@
-"""WebArena-Lite's evaluators over a task's ``eval`` block.
+"""WebArena's evaluators over a task's ``eval`` block, with the official semantics.
 
-``eval_types`` picks the evaluators; each gives a score in [0, 1] and the task's score is their
-product (WebArena's ``EvaluatorComb``), so it is effectively 0 or 1:
+Written after WebArena-Lite's ``evaluators.py`` (VisualAgentBench, shipped in the
+``browsergym-webarenalite`` package); the original WebArena's are the same for every key its
+812 tasks use. ``eval_types`` picks the evaluators and the task's score is their product
+(``EvaluatorComb``):
 
-- ``string_match`` on the final answer: ``exact_match``, ``must_include`` (every item, each may
-  list ``|OR|`` alternatives), ``must_exclude``, ``numeric`` (the first number in the answer equals
-  the reference) and ``fuzzy_match`` (a list, or ``"N/A"`` for unachievable tasks) through a
-  pluggable :class:`Judge`. Answers are cleaned first: stripped, outer quotes removed, lowercased.
-- ``url_match``: the page's final URL against ``reference_url`` (``|OR|`` alternatives). With
-  ``url_note`` ``"GOLD in PRED"`` (the default) the gold host+path must be contained in the
-  final one and every gold query parameter present with the same values; ``"EXACT"`` compares
-  the normalised URLs.
-- ``program_html``: for each item, open ``url`` (``"last"`` is the final page), take the page's
-  HTML or evaluate the JavaScript ``locator``, unescape it, and check ``required_contents``
-  (``exact_match`` or ``must_include`` with ``|OR|`` alternatives).
+- ``string_match`` on the final answer (cleaned: stripped, one pair of outer quotes removed,
+  lowercased): ``exact_match`` (a string), ``must_include`` (a list; every item must occur),
+  ``fuzzy_match`` (a list judged item by item, or ``"N/A"``: the answer is exactly ``N/A``, else a
+  judge compares its reason with the task's ``string_note``).
+- ``url_match``: ``url_note`` ``"GOLD in PRED"`` (the only rule WebArena defines): some gold
+  host+path (``|OR|`` alternatives) occurs in the final one, and for every gold query key one of
+  its gold values is in the final URL's.
+- ``program_html``: for each item, open ``url`` (``"last"``: the final page; ``func:``: a helper
+  of :mod:`.official_helpers`), select with ``locator`` (``""``: the page HTML; ``document.`` or
+  ``[...document.`` JavaScript after the item's ``prep_actions``; ``lambda:``; ``func:``) and check
+  ``required_contents``: ``exact_match``, ``must_include`` (``|OR|`` alternatives) or
+  ``fuzzy_match`` (through the judge).
 
-Pages are reached through a :class:`PageProbe` (the env's browser; a fake in unit tests).
+Deviations, each of which can only lower a score: a reference that is a number matches only a
+whole number of the answer (``"2"`` is not in ``"12"``; WebArena does this for one-character
+references only), an answer whose numbers are not all in the references or the intent scores 0
+(a list of candidates), and every key, type, locator or helper this module does not implement
+makes the result an error with score 0 (WebArena skips some unknown keys). ``|OR|`` splits
+``must_include`` items of answers as it does those of pages (official task 94).
 """
 
 from __future__ import annotations
 
 import html
+import logging
 import re
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from agentgym.errors import is_infrastructure_error
+
 from .judges import Judge, NormalizedJudge
+from .official_helpers import EvalSpecError, SiteHelpers, parse_call
+
+logger = logging.getLogger(__name__)
 
 OR = " |OR| "
+EVAL_KEYS = frozenset({"eval_types", "reference_answers", "reference_url", "program_html",
+                       "string_note", "url_note", "reference_answer_raw_annotation",
+                       "annotation_note"})
+"""Keys of an ``eval`` block; any other is an error."""
+ANSWER_KINDS = frozenset({"exact_match", "must_include", "fuzzy_match"})
+CONTENT_KINDS = frozenset({"exact_match", "must_include", "fuzzy_match"})
+PAGE_ITEM_KEYS = frozenset({"url", "locator", "required_contents", "prep_actions"})
 
 
 class PageProbe(Protocol):
-    """What the HTML and URL evaluators need from the browser."""
+    """What the URL and HTML evaluators need from the browser."""
 
     async def current_url(self) -> str:
         """URL of the agent's active tab at the end of the episode."""
         ...
 
-    async def read(self, url: str, locator: str) -> str:
-        """Open ``url`` (``"last"``: stay on the final page), then evaluate ``locator``."""
+    async def read(self, url: str, script: str, prep: list[str]) -> str | None:
+        """Open ``url`` (``"last"``: stay on the final page), run ``prep`` (errors ignored),
+        then return the page HTML (``script`` empty) or the value of the JavaScript function
+        ``script`` as text (``None`` when it threw or returned nothing)."""
         ...
 
 
 @dataclass
 class EvalResult:
-    """A task's score and what each evaluator said."""
+    """A task's score, what each evaluator said, and the error that failed it closed."""
 
     score: float
     parts: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    error: str | None = None
 
 
 def clean_answer(answer: str) -> str:
     """WebArena's answer cleaning: strip, remove one pair of outer quotes, lowercase."""
     answer = answer.strip()
-    for quote in ("'", '"'):
-        if len(answer) >= 2 and answer.startswith(quote) and answer.endswith(quote):
-            answer = answer[1:-1]
+    if len(answer) >= 2 and answer[0] == answer[-1] and answer[0] in "'\"":
+        answer = answer[1:-1]
     return answer.lower()
+
+
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:,\d{3})*(?:\.\d+)?(?![\w]|\.\d|,\d)")
+_NUMERIC_REF = re.compile(r"^[$€£]?\s*\d+(?:,\d{3})*(?:\.\d+)?\s*%?$")
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+def canonical_number(text: str) -> str:
+    """``"1,234.50"`` -> ``"1234.5"``: thousands separators and trailing decimal zeros gone."""
+    text = text.replace(",", "")
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text
+
+
+def numbers_in(text: str) -> set[str]:
+    """The whole numbers of ``text``, canonical (``"2"`` is not found in ``"12"``)."""
+    return {canonical_number(m) for m in _NUMBER.findall(text.replace("\u00a0", " "))}
 
 
 def exact_match(ref: str, pred: str) -> float:
@@ -66,119 +107,201 @@ def exact_match(ref: str, pred: str) -> float:
     return float(clean_answer(pred) == clean_answer(ref))
 
 
-def must_include(ref: str, pred: str) -> float:
-    """1 when any ``|OR|`` alternative of ``ref`` is a substring of the cleaned prediction."""
+def must_include(ref: str, pred: str, tokenize: bool = False) -> float:
+    """1 when any ``|OR|`` alternative of ``ref`` occurs in the cleaned prediction: a number as
+    a whole number, a one-character reference as a token when ``tokenize``, else a substring."""
     cleaned = clean_answer(pred)
-    return float(any(clean_answer(alt) in cleaned for alt in ref.split(OR)))
-
-
-def must_exclude(ref: str, pred: str) -> float:
-    """1 when ``ref`` does not occur in the cleaned prediction."""
-    return float(clean_answer(ref) not in clean_answer(pred))
-
-
-_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
-
-
-def first_number(text: str) -> float | None:
-    """The first number in ``text`` (thousands separators and currency signs ignored)."""
-    m = _NUMBER.search(re.sub(r"(?<=\d),(?=\d{3})", "", text))
-    return float(m.group()) if m else None
-
-
-def numeric_match(ref: Any, pred: str, tolerance: float = 1e-6) -> float:
-    """1 when the first number of the prediction equals ``ref`` (within ``tolerance``)."""
-    want, got = first_number(str(ref)), first_number(pred)
-    return float(want is not None and got is not None and abs(want - got) <= tolerance)
-
-
-async def string_score(refs: dict[str, Any], pred: str, intent: str, judge: Judge) -> float:
-    """The ``string_match`` score of ``pred`` against ``reference_answers``."""
-    score = 1.0
-    for kind, value in refs.items():
-        if kind == "exact_match":
-            score *= exact_match(str(value), pred)
-        elif kind == "must_include":
-            for item in value:
-                score *= must_include(str(item), pred)
-        elif kind == "must_exclude":
-            for item in value:
-                score *= must_exclude(str(item), pred)
-        elif kind == "numeric":
-            score *= numeric_match(value, pred)
-        elif kind == "fuzzy_match":
-            if value == "N/A":
-                exact = exact_match("N/A", pred)
-                score *= exact if exact else await judge.unachievable(intent, pred)
-            else:
-                score *= await judge.fuzzy(intent, [str(v) for v in value], pred)
-        else:
-            raise ValueError(f"unknown reference answer kind {kind!r}")
-    return score
-
-
-def _split_url(url: str) -> tuple[str, dict[str, list[str]]]:
-    parts = urlsplit(unquote(url.strip()))
-    base = (parts.netloc + parts.path).rstrip("/").lower()
-    return base, {k: sorted(v) for k, v in parse_qs(parts.query).items()}
-
-
-def url_score(reference_url: str, pred_url: str, note: str = "GOLD in PRED") -> float:
-    """1 when the final URL matches any ``|OR|`` alternative of ``reference_url``."""
-    pred_base, pred_query = _split_url(pred_url)
-    for ref in reference_url.split(OR):
-        ref_base, ref_query = _split_url(ref)
-        if note.upper() == "EXACT":
-            if (ref_base, ref_query) == (pred_base, pred_query):
+    for alt in ref.split(OR):
+        want = clean_answer(alt)
+        if _NUMERIC_REF.match(want):
+            digits = _NUMBER.search(want)
+            if digits and canonical_number(digits.group()) in numbers_in(cleaned):
                 return 1.0
-            continue
-        if ref_base in pred_base and all(
-            set(values) <= set(pred_query.get(key, ())) for key, values in ref_query.items()
-        ):
+        elif tokenize and len(want) == 1:
+            if want in _TOKEN.findall(cleaned):
+                return 1.0
+        elif want and want in cleaned:
             return 1.0
     return 0.0
 
 
-def contents_score(required: dict[str, Any], selected: str) -> float:
+def _texts(value: Any) -> list[str]:
+    return [value] if isinstance(value, str) else [str(v) for v in value or ()]
+
+
+def hedged_numbers(refs: dict[str, Any], pred: str, intent: str) -> set[str]:
+    """Numbers of the answer that are neither in the references nor in the intent (a list of
+    candidates); empty when the references hold no number."""
+    wanted: set[str] = set()
+    for value in refs.values():
+        for text in _texts(value):
+            wanted |= numbers_in(text)
+    if not wanted:
+        return set()
+    return numbers_in(pred) - wanted - numbers_in(intent)
+
+
+async def string_score(spec: dict[str, Any], pred: str, intent: str, judge: Judge,
+                       notes: list[str]) -> float:
+    """The ``string_match`` score of ``pred`` against ``spec["reference_answers"]``."""
+    refs = spec.get("reference_answers")
+    if not isinstance(refs, dict) or not refs:
+        raise EvalSpecError("string_match needs a non-empty reference_answers mapping")
+    unknown = set(refs) - ANSWER_KINDS
+    if unknown:
+        raise EvalSpecError(f"reference answer kind(s) not implemented: {sorted(unknown)}")
+    hedged = hedged_numbers(refs, pred, intent)
+    if hedged:
+        notes.append(f"the answer names numbers that are not the answer: {sorted(hedged)[:10]}")
+        return 0.0
+    score = 1.0
+    for kind, value in refs.items():
+        if kind == "exact_match":
+            if not isinstance(value, str):
+                raise EvalSpecError("exact_match must be a string")
+            score *= exact_match(value, pred)
+        elif kind == "must_include":
+            if not isinstance(value, list) or not value:
+                raise EvalSpecError("must_include must be a non-empty list of strings")
+            for item in value:
+                score *= must_include(str(item), pred, tokenize=len(value) == 1)
+        elif value == "N/A":  # fuzzy_match of an unachievable task
+            if exact_match("N/A", pred):
+                continue
+            score *= await judge.unachievable(intent, str(spec.get("string_note") or ""), pred)
+        else:
+            if not isinstance(value, list) or not value:
+                raise EvalSpecError("fuzzy_match must be \"N/A\" or a non-empty list")
+            for item in value:
+                score *= await judge.fuzzy(intent, str(item), pred)
+    return score
+
+
+def _split_url(url: str) -> tuple[str, dict[str, list[str]]]:
+    parts = urlsplit(url.strip().rstrip("/"))
+    return parts.netloc.lower() + unquote(parts.path), parse_qs(parts.query)
+
+
+def url_score(reference_url: str, pred_url: str, note: str = "GOLD in PRED") -> float:
+    """WebArena's ``URLEvaluator``: some gold base occurs in the final URL's base, and every
+    gold query key has one of its gold values there."""
+    if note != "GOLD in PRED":
+        raise EvalSpecError(f"url_note {note!r} is not implemented (only 'GOLD in PRED')")
+    pred_base, pred_query = _split_url(pred_url)
+    bases, queries = [], {}
+    for ref in reference_url.split(OR):
+        base, query = _split_url(ref)
+        bases.append(base)
+        for key, values in query.items():
+            queries.setdefault(key, set()).update(values)
+    if not any(base in pred_base for base in bases):
+        return 0.0
+    return float(all(values & set(pred_query.get(key, ())) for key, values in queries.items()))
+
+
+async def contents_score(required: dict[str, Any], selected: str, intent: str,
+                         judge: Judge) -> float:
     """``required_contents`` against the text a locator selected."""
+    if not isinstance(required, dict) or not required:
+        raise EvalSpecError("required_contents must be a non-empty mapping")
+    unknown = set(required) - CONTENT_KINDS
+    if unknown:
+        raise EvalSpecError(f"required_contents kind(s) not implemented: {sorted(unknown)}")
     selected = html.unescape(selected)
     score = 1.0
     if "exact_match" in required:
         score *= exact_match(str(required["exact_match"]), selected)
-    for item in required.get("must_include", ()):
-        score *= must_include(str(item), selected)
-    for item in required.get("must_exclude", ()):
-        score *= must_exclude(str(item), selected)
+    if "must_include" in required:
+        items = required["must_include"]
+        if not isinstance(items, list) or not items:
+            raise EvalSpecError("required_contents must_include must be a non-empty list")
+        for item in items:
+            score *= must_include(str(item), selected)
+    if "fuzzy_match" in required:
+        items = required["fuzzy_match"]
+        if not isinstance(items, list) or not items:
+            raise EvalSpecError("required_contents fuzzy_match must be a non-empty list")
+        score *= await judge.page(intent, [str(i) for i in items], selected)
+    return score
+
+
+async def html_score(spec: dict[str, Any], probe: PageProbe, intent: str, judge: Judge,
+                     helpers: SiteHelpers, notes: list[str]) -> float:
+    """WebArena's ``HTMLContentEvaluator`` over ``spec["program_html"]``."""
+    items = spec.get("program_html")
+    if not isinstance(items, list) or not items:
+        raise EvalSpecError("program_html needs a non-empty list of checks")
+    score = 1.0
+    for item in items:
+        if not isinstance(item, dict) or set(item) - PAGE_ITEM_KEYS or "url" not in item:
+            raise EvalSpecError(f"program_html item not understood: {str(item)[:200]}")
+        url, locator = str(item["url"]), str(item.get("locator", ""))
+        if url.startswith("func:"):
+            name, args = parse_call(url[len("func:"):])
+            url = await helpers.url(name, args, await probe.current_url())
+        prep = [str(p) for p in item.get("prep_actions", ())]
+        if not locator.strip():
+            script = ""
+        elif locator.startswith(("document.", "[...document.")):
+            script = f"() => {locator}"
+        elif locator.startswith("lambda:"):
+            script = locator[len("lambda:"):]
+        elif locator.startswith("func:"):
+            name, args = parse_call(locator[len("func:"):])
+            value = await helpers.locator(name, args)
+            if value.kind == "value":
+                selected: str | None = value.text
+                part = await contents_score(item["required_contents"], selected, intent, judge)
+                score *= part
+                continue
+            script = value.text
+        else:
+            raise EvalSpecError(f"locator not implemented: {locator[:80]!r}")
+        try:
+            selected = await probe.read(url, script, prep)
+        except Exception as e:  # noqa: BLE001 -- a page that fails to load scores 0, with why
+            if is_infrastructure_error(e):
+                raise
+            notes.append(f"program_html {url}: {type(e).__name__}: {e}")
+            return 0.0
+        if selected is None:
+            notes.append(f"program_html {url}: the locator selected nothing")
+            return 0.0
+        score *= await contents_score(item["required_contents"], selected, intent, judge)
     return score
 
 
 async def evaluate(config: dict[str, Any], answer: str | None, probe: PageProbe,
-                   judge: Judge | None = None) -> EvalResult:
-    """Score one episode of a task in WebArena's format (``config["eval"]``)."""
-    spec = config["eval"]
+                   judge: Judge | None = None, helpers: SiteHelpers | None = None) -> EvalResult:
+    """Score one episode of a task in WebArena's format (``config["eval"]``, placeholders
+    already resolved). An unimplemented or malformed check fails closed: score 0, ``error``."""
     judge = judge or NormalizedJudge()
+    helpers = helpers or SiteHelpers({})
     intent = str(config.get("intent", ""))
     pred = answer or ""
     result = EvalResult(1.0)
-    for kind in spec["eval_types"]:
-        if kind == "string_match":
-            part = await string_score(spec["reference_answers"], pred, intent, judge)
-        elif kind == "url_match":
-            url = await probe.current_url()
-            part = url_score(spec["reference_url"], url, spec.get("url_note") or "GOLD in PRED")
-            result.notes.append(f"final url {url}")
-        elif kind == "program_html":
-            part = 1.0
-            for item in spec["program_html"]:
-                try:
-                    selected = await probe.read(item["url"], item.get("locator", ""))
-                except Exception as e:  # a page that fails to load scores 0, with the reason
-                    result.notes.append(f"program_html {item['url']}: {type(e).__name__}: {e}")
-                    part = 0.0
-                    break
-                part *= contents_score(item["required_contents"], selected)
-        else:
-            raise ValueError(f"unknown eval type {kind!r}")
-        result.parts[kind] = part
-        result.score *= part
+    try:
+        spec = config.get("eval")
+        if not isinstance(spec, dict) or set(spec) - EVAL_KEYS:
+            raise EvalSpecError(f"eval keys not implemented: {sorted(set(spec or {}) - EVAL_KEYS)}")
+        types = spec.get("eval_types")
+        if not isinstance(types, list) or not types:
+            raise EvalSpecError("eval_types must be a non-empty list")
+        for kind in types:
+            if kind == "string_match":
+                part = await string_score(spec, pred, intent, judge, result.notes)
+            elif kind == "url_match":
+                url = await probe.current_url()
+                part = url_score(str(spec.get("reference_url") or ""), url,
+                                 spec.get("url_note") or "GOLD in PRED")
+                result.notes.append(f"final url {url}")
+            elif kind == "program_html":
+                part = await html_score(spec, probe, intent, judge, helpers, result.notes)
+            else:
+                raise EvalSpecError(f"eval type {kind!r} is not implemented")
+            result.parts[kind] = part
+            result.score *= part
+    except EvalSpecError as e:
+        logger.warning("task %s cannot be scored: %s", config.get("task_id"), e)
+        return EvalResult(0.0, result.parts, result.notes, error=str(e))
     return result

@@ -1,4 +1,4 @@
-"""Registration of the WebArena-Lite env, called from :mod:`agentgym.envs.plugin`."""
+"""Registration of the WebArena envs, called from :mod:`agentgym.envs.plugin`."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from agentgym.registrars import EnvRegistrar
 
 
 def register_webarena(register: EnvRegistrar) -> None:
-    """Register ``web/webarena-lite-v0`` (alias ``webarena-lite``)."""
+    """Register ``web/webarena-lite-v0``, ``web/webarena-v0`` and ``web/webarena-verified-v0``."""
     register(
         "web/webarena-lite-v0",
         "agentgym.envs.webarena.env:WebArenaEnv",
@@ -14,6 +14,28 @@ def register_webarena(register: EnvRegistrar) -> None:
         aliases=("webarena-lite",),
         max_turns=15,
         tasks="agentgym.envs.webarena.env:load_env_tasks",
-        description="WebArena-Lite (165 test, 660 train tasks) on six bundled sites, or on real "
-        "WebArena servers; WebArena's evaluators.",
+        description="Offline: stand-in tasks (165 test, 660 train) on six bundled sites. With "
+        "WebArena servers (--sites, WA_*): WebArena-Lite's 165 official tasks.",
+    )
+    register(
+        "web/webarena-v0",
+        "agentgym.envs.webarena.env:WebArenaEnv",
+        family="web",
+        aliases=("webarena",),
+        max_turns=30,
+        kwargs={"task_set": "webarena"},
+        tasks="agentgym.envs.webarena.official:load_webarena",
+        description="WebArena's 812 official tasks on your WebArena servers (--sites, WA_*); "
+        "the [webarena] extra.",
+    )
+    register(
+        "web/webarena-verified-v0",
+        "agentgym.envs.webarena.env:WebArenaEnv",
+        family="web",
+        aliases=("webarena-verified",),
+        max_turns=30,
+        kwargs={"task_set": "webarena-verified"},
+        tasks="agentgym.envs.webarena.official:load_verified",
+        description="WebArena-Verified's 812 tasks, hard subset as a split, on your WebArena "
+        "servers; the [webarena] extra.",
     )
