@@ -23,7 +23,9 @@ whole number of the answer (``"2"`` is not in ``"12"``; WebArena does this for o
 references only), an answer whose numbers are not all in the references or the intent scores 0
 (a list of candidates), and every key, type, locator or helper this module does not implement
 makes the result an error with score 0 (WebArena skips some unknown keys). ``|OR|`` splits
-``must_include`` items of answers as it does those of pages (official task 94).
+``must_include`` items of answers as it does those of pages (official task 94), and a
+``must_include`` given as one string is one reference (official task 81; WebArena's assertion
+fails there, an older harness checked the string letter by letter).
 """
 
 from __future__ import annotations
@@ -161,6 +163,8 @@ async def string_score(spec: dict[str, Any], pred: str, intent: str, judge: Judg
                 raise EvalSpecError("exact_match must be a string")
             score *= exact_match(value, pred)
         elif kind == "must_include":
+            if isinstance(value, str):  # official task 81: one reference, not its letters
+                value = [value]
             if not isinstance(value, list) or not value:
                 raise EvalSpecError("must_include must be a non-empty list of strings")
             for item in value:
@@ -172,8 +176,7 @@ async def string_score(spec: dict[str, Any], pred: str, intent: str, judge: Judg
         else:
             if not isinstance(value, list) or not value:
                 raise EvalSpecError("fuzzy_match must be \"N/A\" or a non-empty list")
-            for item in value:
-                score *= await judge.fuzzy(intent, str(item), pred)
+            score *= await judge.fuzzy(intent, [str(v) for v in value], pred)
     return score
 
 

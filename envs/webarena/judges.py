@@ -1,14 +1,15 @@
 """Judges for ``fuzzy_match`` checks: a strict offline matcher, or an LLM with WebArena's prompts.
 
 WebArena-Lite asks ``gpt-4-1106-preview`` three questions: whether an answer means the same as
-one reference ("correct" scores 1; "partially correct" and "incorrect" score 0), whether an
+each reference in turn ("correct" scores 1; "partially correct" and "incorrect" score 0), whether an
 unachievable task's reported reason matches its ``string_note`` ("same" scores 1), and, for a
 page check, whether the selected text means the same as the references joined by ``", "``.
 
 :class:`PolicyJudge` asks any agentgym policy (``make_policy("openai:http://...")``) with
 WebArena-Lite's exact prompts. :class:`NormalizedJudge`, the default when no LLM is configured,
-is strict and says so: an answer must contain the reference as whole words after normalisation
-and add at most :data:`EXTRA_WORDS` words to it, a page must contain every reference; it cannot
+is strict and says so: an answer must contain every reference as whole words after
+normalisation and add at most :data:`EXTRA_WORDS` words to them, a page must contain every
+reference; it cannot
 recognise a paraphrase, a synonym, a unit converted or a date rewritten (those score 0), and it
 cannot compare reasons, so an unachievable task is only solved by the answer ``N/A`` itself
 (which the evaluator checks before asking the judge).
@@ -42,8 +43,8 @@ def contains_words(reference: str, text: str) -> bool:
 class Judge(Protocol):
     """Decides the ``fuzzy_match`` checks."""
 
-    async def fuzzy(self, intent: str, reference: str, prediction: str) -> float:
-        """1.0 when the answer ``prediction`` means the same as ``reference``."""
+    async def fuzzy(self, intent: str, references: list[str], prediction: str) -> float:
+        """1.0 when the answer ``prediction`` means the same as each of ``references``."""
         ...
 
     async def unachievable(self, intent: str, reason: str, prediction: str) -> float:
@@ -58,10 +59,12 @@ class Judge(Protocol):
 class NormalizedJudge:
     """The strict offline judge (see the module docstring for what it cannot judge)."""
 
-    async def fuzzy(self, intent: str, reference: str, prediction: str) -> float:
-        """The reference as whole words, and at most :data:`EXTRA_WORDS` more words."""
-        extra = len(normalize(prediction).split()) - len(normalize(reference).split())
-        return float(contains_words(reference, prediction) and extra <= EXTRA_WORDS)
+    async def fuzzy(self, intent: str, references: list[str], prediction: str) -> float:
+        """Every reference as whole words, and at most :data:`EXTRA_WORDS` more words."""
+        extra = len(normalize(prediction).split()) - sum(
+            len(normalize(r).split()) for r in references)
+        return float(bool(references) and extra <= EXTRA_WORDS
+                     and all(contains_words(r, prediction) for r in references))
 
     async def unachievable(self, intent: str, reason: str, prediction: str) -> float:
         """0: a reason cannot be compared without a model (only ``N/A`` itself scores)."""
@@ -108,13 +111,20 @@ class PolicyJudge:
             sampling=SamplingParams(temperature=0.0, max_tokens=self.max_tokens))
         return str(gen.text).lower()
 
-    async def fuzzy(self, intent: str, reference: str, prediction: str) -> float:
-        """"correct" scores 1; "partially correct", "incorrect" or no verdict score 0."""
+    async def fuzzy(self, intent: str, references: list[str], prediction: str) -> float:
+        """One question per reference (WebArena's loop): each must be "correct"."""
+        for reference in references:
+            if not await self._correct(intent, reference, prediction):
+                return 0.0
+        return float(bool(references))
+
+    async def _correct(self, intent: str, reference: str, prediction: str) -> bool:
+        """"correct" passes; "partially correct", "incorrect" or no verdict fail."""
         reply = await self._ask(FUZZY_PROMPT.format(
             intent=intent, reference=reference, prediction=prediction))
         if "partially correct" in reply or "incorrect" in reply:
-            return 0.0
-        return float("correct" in reply)
+            return False
+        return "correct" in reply
 
     async def unachievable(self, intent: str, reason: str, prediction: str) -> float:
         """"same" (and not "different") scores 1."""
@@ -124,4 +134,5 @@ class PolicyJudge:
 
     async def page(self, intent: str, references: list[str], content: str) -> float:
         """The fuzzy question with the references joined by ``", "``, as WebArena asks it."""
-        return await self.fuzzy(intent, ", ".join(references), content)
+        return float(bool(references)
+                     and await self._correct(intent, ", ".join(references), content))

@@ -74,10 +74,12 @@ def test_must_include_numbers_are_whole_numbers() -> None:
 def test_normalized_judge() -> None:
     judge = NormalizedJudge()
     assert normalize("It takes 1 h 5 min!") == "it takes 1 h 5 min"
-    assert run(judge.fuzzy("q", "23 min", "About 23 min by car.")) == 1.0
-    assert run(judge.fuzzy("q", "123,456", "123456 people")) == 1.0
-    assert run(judge.fuzzy("q", "3 min", "23 min")) == 0.0
-    assert run(judge.fuzzy("q", "Paris", "Paris " + "or maybe somewhere else " * 5)) == 0.0
+    assert run(judge.fuzzy("q", ["23 min"], "About 23 min by car.")) == 1.0
+    assert run(judge.fuzzy("q", ["123,456"], "123456 people")) == 1.0
+    assert run(judge.fuzzy("q", ["3 min"], "23 min")) == 0.0
+    assert run(judge.fuzzy("q", ["Paris"], "Paris " + "or maybe somewhere else " * 5)) == 0.0
+    assert run(judge.fuzzy("q", ["a b c d e f", "g h i j k l"], "a b c d e f and g h i j k l"))
+    assert run(judge.fuzzy("q", [], "anything")) == 0.0
     assert run(judge.unachievable("q", "no such product", "This product does not exist.")) == 0
     assert run(judge.page("q", ["refund", "12.99"], "I want a refund of $12.99")) == 1.0
     assert run(judge.page("q", ["refund", "12.99"], "I want a refund")) == 0.0
@@ -160,9 +162,11 @@ class _Reply:
 
 
 def test_policy_judge_grades_like_webarena_lite() -> None:
-    assert run(PolicyJudge(_Reply("The answer is correct.")).fuzzy("q", "a", "a")) == 1.0
-    assert run(PolicyJudge(_Reply("partially correct")).fuzzy("q", "a", "a")) == 0.0
-    assert run(PolicyJudge(_Reply("incorrect")).fuzzy("q", "a", "b")) == 0.0
+    each = _Reply("The answer is correct.")
+    assert run(PolicyJudge(each).fuzzy("q", ["a", "b"], "a b")) == 1.0
+    assert len(each.prompts) == 2  # one question per reference, as WebArena asks
+    assert run(PolicyJudge(_Reply("partially correct")).fuzzy("q", ["a"], "a")) == 0.0
+    assert run(PolicyJudge(_Reply("incorrect")).fuzzy("q", ["a"], "b")) == 0.0
     policy = _Reply("same")
     assert run(PolicyJudge(policy).unachievable("task", "closed", "cannot do it")) == 1.0
     assert "cannot do it" in policy.prompts[0] and "closed" in policy.prompts[0]
