@@ -34,6 +34,22 @@ def _table(results: dict[str, Any], title: str) -> Table:
     return table
 
 
+def _env_kwargs(pairs: list[str]) -> dict[str, Any]:
+    """``["a=1", "b=x"]`` -> ``{"a": 1, "b": "x"}`` (values read as YAML scalars or lists)."""
+    import yaml
+
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip().isidentifier():
+            fail(f"--env-arg {pair!r}: expected key=value with a Python name as the key")
+        try:
+            out[key.strip()] = yaml.safe_load(value) if value.strip() else ""
+        except yaml.YAMLError:
+            out[key.strip()] = value
+    return out
+
+
 @app.command("eval")
 def eval_cmd(
     env_id: str,
@@ -65,6 +81,12 @@ def eval_cmd(
     ] = None,
     policy_timeout: Annotated[float, typer.Option(
         min=1, help="Seconds one policy turn may take; past it the episode aborts.")] = 300.0,
+    env_arg: Annotated[list[str] | None, typer.Option(
+        "--env-arg", help="key=value for the env's constructor (the value read as YAML: "
+                          "numbers, true/false, lists); repeat for several.")] = None,
+    sites: Annotated[str | None, typer.Option(
+        help="WebArena sites file (YAML/JSON: site -> URL): run the official tasks on those "
+             "servers (same as --env-arg sites=FILE; the WA_* variables also work).")] = None,
 ) -> None:
     """Evaluate a policy on an env's split: success (95% CI), reward, pass@k, turns, tokens.
 
@@ -77,6 +99,11 @@ def eval_cmd(
 
     from ..rollout.evaluate import EvalConfig, clear_outputs, run_eval
 
+    env_kwargs = _env_kwargs(env_arg or [])
+    if sites is not None:
+        if not Path(sites).is_file():
+            fail(f"--sites {sites}: no such file")
+        env_kwargs["sites"] = str(Path(sites).resolve())
     if resume and not out:
         fail("--resume needs --out")
     if resume and overwrite:
@@ -84,7 +111,7 @@ def eval_cmd(
     config = run_guarded(EvalConfig, env_id, policy, split, n, k, out, resume, backend, num_envs,
                          max_turns, max_new_tokens=max_new_tokens, temperature=temperature,
                          seed=seed, policy_timeout_s=policy_timeout,
-                         episode_timeout_s=max(600.0, 2 * policy_timeout))
+                         episode_timeout_s=max(600.0, 2 * policy_timeout), env_kwargs=env_kwargs)
     if overwrite and out:
         clear_outputs(Path(out))
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
