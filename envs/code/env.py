@@ -14,7 +14,7 @@ is never scored as the model's failure.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -24,13 +24,15 @@ from agentgym.errors import InfrastructureError, SandboxError
 from agentgym.sandbox import RunResult, RunStatus, Sandbox, SandboxLimits
 from agentgym.sandboxes import open_sandbox
 
-from .harness import TestReport, harness_files, parse_report
+from .cases import Case, CaseError, cases_from_asserts
+from .harness import TestReport, judge, runner_command, runner_files
 
 DATA = Path(__file__).parent / "data" / "tasks.jsonl"
 _FENCE = re.compile(r"```(?:python|py)?\s*\n(.*?)```", re.DOTALL)
 RUN_LIMITS = SandboxLimits(timeout_s=10.0, memory_mb=512, output_bytes=8192)
-TEST_LIMITS = SandboxLimits(timeout_s=20.0, memory_mb=512, output_bytes=65536)
+TEST_LIMITS = SandboxLimits(timeout_s=20.0, memory_mb=512, output_bytes=1 << 20)
 PER_TEST_S = 2.0
+"""Time budget of one call of the solution (the whole run has ``TEST_LIMITS.timeout_s``)."""
 
 INSTRUCTIONS = """You are a Python programmer. Implement the function described by the user.
 Tools:
@@ -48,6 +50,22 @@ def load_tasks() -> TaskSet:
     """The bundled code tasks (train and test splits)."""
     tasks = TaskSet.from_file(DATA, name="py-functions")
     return tasks
+
+
+def task_cases(task: Task, which: str) -> tuple[Case, ...]:
+    """The ``visible`` or ``hidden`` tests of ``task`` as cases (built once, then cached).
+
+    Each ``assert`` becomes calls and a check (:mod:`.cases`); the env builds a task's cases
+    when an episode starts on it, so a test the scorer could not check is an error at reset,
+    never a silent pass (tests/envs/code converts every bundled task).
+    """
+    tests = task.data["visible_tests"] if which == "visible" else task.data["hidden_tests"]
+    if isinstance(tests, str):
+        tests = split_tests(tests)
+    try:
+        return cases_from_asserts(tuple(tests), task.data["entry_point"])
+    except CaseError as e:
+        raise ValueError(f"{task.task_id}: a {which} test cannot be scored: {e}") from e
 
 
 def split_tests(source: str) -> list[str]:
@@ -85,7 +103,9 @@ class CodeEnv(TaskToolEnv):
         return [self.run_python, self.run_tests, self.submit]
 
     def start(self, task: Task) -> str:
-        """Show the stub and the visible tests."""
+        """Show the stub and the visible tests (and build the task's cases)."""
+        task_cases(task, "visible")
+        task_cases(task, "hidden")
         return (
             f"Implement `{task.data['entry_point']}`:\n```python\n{task.prompt.rstrip()}\n```\n"
             f"Visible tests:\n```python\n{task.data['visible_tests'].rstrip()}\n```"
@@ -128,13 +148,15 @@ class CodeEnv(TaskToolEnv):
             self._sandbox.close()
             self._sandbox = None
 
-    def evaluate(self, code: str, tests: list[str]) -> TestReport:
-        """Run ``code`` against ``tests`` in the sandbox."""
-        files, marker = harness_files(code, tests)
-        result = self._sandbox_run(
-            ["python3", "harness.py", marker, str(PER_TEST_S)], files, TEST_LIMITS
-        )
-        return parse_report(result.stdout, marker, tests, result.summary())
+    def evaluate(self, code: str, cases: Sequence[Case], entry_point: str) -> TestReport:
+        """Call ``code``'s ``entry_point`` on the cases' inputs in the sandbox; check out here.
+
+        Only the inputs go in and only the returned values (as plain-data literals) come out;
+        the checks run in this process on the decoded values (see :mod:`.harness`).
+        """
+        files = runner_files(code, cases)
+        result = self._sandbox_run(runner_command(entry_point, PER_TEST_S), files, TEST_LIMITS)
+        return judge(result.stdout, cases, result.summary())
 
     # -- tools -------------------------------------------------------------------------------
 
@@ -161,7 +183,7 @@ class CodeEnv(TaskToolEnv):
         task = self.task
         if task is None:
             return "Error: no task"
-        report = self.evaluate(code, split_tests(task.data["visible_tests"]))
+        report = self.evaluate(code, task_cases(task, "visible"), task.data["entry_point"])
         lines = [f"{report.passed}/{report.total} visible tests passed."]
         if not report.loaded and report.error:
             lines.append(f"Your code failed to load: {report.error}")
@@ -177,7 +199,7 @@ class CodeEnv(TaskToolEnv):
         task = self.task
         if task is None:
             return "Error: no task"
-        report = self.evaluate(code, list(task.data["hidden_tests"]))
+        report = self.evaluate(code, task_cases(task, "hidden"), task.data["entry_point"])
         all_pass = report.total > 0 and report.passed == report.total
         reward = report.fraction if self.reward_mode == "fraction" else float(all_pass)
         self.finish(reward, success=all_pass, tests_passed=report.passed,

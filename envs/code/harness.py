@@ -1,56 +1,130 @@
-"""The test harness run inside the sandbox: exec a solution, then each test in isolation.
+"""The scorer's two halves: a runner inside the sandbox that only calls, a judge outside it.
 
-The harness is shipped into the sandbox as a file and run with the sandbox's own ``python3``, so it
-uses only the standard library. It prints one line, ``<marker><json>``, with per-test outcomes;
-each test has its own time budget (``SIGALRM``) so one endless loop fails one test, not all.
+Inside the sandbox, ``runner.py`` (standard library only, run by the sandbox's ``python3``) loads
+the solution, calls the entry point on each input of ``calls.txt`` and writes one line per call:
+``<i> ok <literal>`` with the value it returned as a plain-data literal (:mod:`.plain`), or
+``<i> err <message>``. The solution's own stdout goes to stderr; forking is refused
+(``RLIMIT_NPROC`` 0) and each call has a time budget (``SIGALRM``). The runner decides nothing:
+no expected value, test, marker or report enters the sandbox.
+
+Outside, :func:`judge` reads those lines as untrusted data. Each call's literal is decoded into
+fresh builtins (anything that is not plain data fails), and each case's check (:mod:`.cases`)
+runs here on the decoded values. A call with no line, an error, two different lines or an
+unreadable literal fails its case, so a solution that exits, hangs, forks, floods its output or
+forges lines cannot pass a test it did not compute.
 """
 
 from __future__ import annotations
 
-import json
-import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
-HARNESS_SOURCE = r'''
-import json, signal, sys
+from .cases import Case
+from .plain import PlainDataError, decode
 
-MARK = sys.argv[1]
-PER_TEST_S = float(sys.argv[2])
+RUNNER_SOURCE = r'''
+"""agentgym code runner: call the solution on each input and write what it returned."""
+import ast, os, resource, signal, sys
+
+ATOMS = (type(None), bool, int, float, complex, str, bytes)
 
 
-def _alarm(signum, frame):
-    raise TimeoutError("test took longer than %.1f s" % PER_TEST_S)
+def plain(value, depth=0):
+    """A copy of value made of exact builtin types; TypeError for anything else."""
+    kind = type(value)
+    if depth > 100:
+        raise ValueError("the value is nested more than 100 deep")
+    if kind in ATOMS:
+        return value
+    if isinstance(value, int):
+        return int.__index__(value)
+    if isinstance(value, float):
+        return float.__float__(value)
+    if isinstance(value, str):
+        return str.__str__(value)
+    if isinstance(value, (list, tuple)):
+        items = [plain(x, depth + 1) for x in (list.__iter__ if isinstance(value, list)
+                                                else tuple.__iter__)(value)]
+        return items if isinstance(value, list) else tuple(items)
+    if isinstance(value, dict):
+        return {plain(k, depth + 1): plain(v, depth + 1) for k, v in dict.items(value)}
+    if isinstance(value, (set, frozenset)):
+        items = [plain(x, depth + 1) for x in (set.__iter__ if isinstance(value, set)
+                                                else frozenset.__iter__)(value)]
+        return set(items) if isinstance(value, set) else frozenset(items)
+    raise TypeError("returned a %s, which is not plain data (use None, bool, int, float, str, "
+                    "bytes, or lists, tuples, dicts and sets of them)" % kind.__name__)
 
 
-signal.signal(signal.SIGALRM, _alarm)
-source = open("solution.py", encoding="utf-8").read()
-tests = json.load(open("tests.json", encoding="utf-8"))
-out = {"compiled": True, "error": "", "results": []}
-namespace = {"__name__": "solution"}
-try:
-    signal.setitimer(signal.ITIMER_REAL, PER_TEST_S)
-    exec(compile(source, "solution.py", "exec"), namespace)
-except BaseException as e:
-    out["compiled"] = False
-    out["error"] = "%s: %s" % (type(e).__name__, str(e)[:300])
-finally:
-    signal.setitimer(signal.ITIMER_REAL, 0)
-for test in tests:
-    if not out["compiled"]:
-        out["results"].append([False, "solution did not load"])
-        continue
+def describe(error):
     try:
-        signal.setitimer(signal.ITIMER_REAL, PER_TEST_S)
-        exec(compile(test, "test", "exec"), dict(namespace))
-        out["results"].append([True, ""])
+        return "%s: %s" % (type(error).__name__, str(error)[:300])
+    except BaseException:
+        return type(error).__name__
+
+
+def main():
+    entry, per_call = sys.argv[1], float(sys.argv[2])
+    with open("calls.txt", encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    with open("solution.py", encoding="utf-8") as f:
+        source = f.read()
+    sys.stdout.flush()
+    out = os.dup(1)
+    os.dup2(2, 1)  # the solution's prints go to stderr; results go to `out` only
+    literal, write = ast.literal_eval, os.write
+    setitimer, REAL = signal.setitimer, signal.ITIMER_REAL
+
+    def emit(text):
+        data = (text + "\n").encode("ascii", "backslashreplace")
+        while data:
+            data = data[write(out, data):]
+
+    def alarm(signum, frame):
+        raise TimeoutError("took longer than %g s" % per_call)
+
+    signal.signal(signal.SIGALRM, alarm)
+    resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))  # no fork, no threads
+    namespace = {"__name__": "solution"}
+    try:
+        setitimer(REAL, per_call)
+        exec(compile(source, "solution.py", "exec"), namespace)
+        setitimer(REAL, 0)
+        func = namespace.get(entry)
+        if not callable(func):
+            raise NameError("the solution defines no function %r" % entry)
     except BaseException as e:
-        out["results"].append([False, "%s: %s" % (type(e).__name__, str(e)[:200])])
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-sys.stdout.flush()
-print()
-print(MARK + json.dumps(out))
+        setitimer(REAL, 0)
+        emit("load err " + ascii(describe(e)))
+        return
+    emit("load ok")
+    returned = []
+    for i, line in enumerate(lines):
+        try:
+            args, kwargs, refs = literal(line)
+            args = list(args)
+            for position, index in refs.items():
+                if returned[index] is None:
+                    raise RuntimeError("the call it takes its argument from failed")
+                args[position] = literal(returned[index])
+            setitimer(REAL, per_call)
+            try:
+                value = func(*args, **kwargs)
+            finally:
+                setitimer(REAL, 0)
+            text = ascii(plain(value))
+            returned.append(text)
+            emit("%d ok %s" % (i, text))
+        except BaseException as e:
+            setitimer(REAL, 0)
+            returned.append(None)
+            emit("%d err %s" % (i, ascii(describe(e))))
+
+
+main()
 '''
+RUNNER_FILE = "runner.py"
 
 
 @dataclass
@@ -60,11 +134,11 @@ class TestReport:
     passed: int
     total: int
     failures: list[tuple[str, str]]
-    """(test source, error) for each failed test."""
+    """(test source, why it failed) for each failed test."""
     loaded: bool
-    """The solution compiled and ran at top level without raising."""
+    """The solution compiled, ran at top level and defined the entry point (by its runner)."""
     error: str = ""
-    """Why the solution did not load, or why the harness gave no report."""
+    """Why the solution did not load, or why the runner gave no output."""
 
     @property
     def fraction(self) -> float:
@@ -72,29 +146,81 @@ class TestReport:
         return self.passed / self.total if self.total else 0.0
 
 
-def harness_files(solution: str, tests: list[str]) -> tuple[dict[str, str], str]:
-    """Files to put in the sandbox and the random marker the report line starts with."""
-    marker = f"@@agentgym-{secrets.token_hex(8)}@@"
-    files = {
-        "harness.py": HARNESS_SOURCE,
-        "solution.py": solution,
-        "tests.json": json.dumps(tests),
-    }
-    return files, marker
+def runner_files(solution: str, cases: Sequence[Case]) -> dict[str, str]:
+    """The files of one run: the runner, the solution and the inputs of every case's calls."""
+    lines, offset = [], 0
+    for case in cases:
+        lines += [call.line(offset) for call in case.calls]
+        offset += len(case.calls)
+    return {RUNNER_FILE: RUNNER_SOURCE, "solution.py": solution, "calls.txt": "\n".join(lines)}
 
 
-def parse_report(stdout: str, marker: str, tests: list[str], fallback_error: str) -> TestReport:
-    """Read the harness's report line; a missing line counts as every test failed."""
-    for line in reversed(stdout.splitlines()):
-        if line.startswith(marker):
-            try:
-                data = json.loads(line[len(marker):])
-                results = [(bool(ok), str(err)) for ok, err in data["results"]]
-            except (ValueError, KeyError, TypeError):
+def runner_command(entry_point: str, per_call_s: float) -> list[str]:
+    """The command that runs the runner on ``entry_point`` with a per-call time budget."""
+    return ["python3", RUNNER_FILE, entry_point, f"{per_call_s:g}"]
+
+
+@dataclass
+class _Outputs:
+    """What the runner's lines say, untrusted: the load outcome and each call's outcome."""
+
+    load: str | None  # None: no load line; "" loaded; else the load error
+    calls: dict[int, tuple[bool, str]]  # index -> (ok, literal or error message)
+
+
+def _message(text: str) -> str:
+    try:
+        value = decode(text)
+    except PlainDataError:
+        return text[:300]
+    return value[:300] if isinstance(value, str) else text[:300]
+
+
+def _read(stdout: str, n_calls: int) -> _Outputs:
+    load: str | None = None
+    calls: dict[int, tuple[bool, str]] = {}
+    clashes: set[int] = set()
+    for line in stdout.splitlines():
+        head, _, rest = line.partition(" ")
+        status, _, body = rest.partition(" ")
+        if head == "load" and load is None and status in ("ok", "err"):
+            load = "" if status == "ok" else _message(body) or "the solution did not load"
+        elif head.isdigit() and int(head) < n_calls and status in ("ok", "err"):
+            index, outcome = int(head), (status == "ok", body if status == "ok" else _message(body))
+            if calls.setdefault(index, outcome) != outcome:
+                clashes.add(index)
+    for index in clashes:
+        calls[index] = (False, "two different results for one call")
+    return _Outputs(load, calls)
+
+
+def judge(stdout: str, cases: Sequence[Case], run_summary: str) -> TestReport:
+    """Score the runner's output: each case's check on its calls' decoded values."""
+    n_calls = sum(len(case.calls) for case in cases)
+    got = _read(stdout, n_calls)
+    if got.load is None:
+        error = f"the program ended before the tests ran ({run_summary})"
+    else:
+        error = got.load
+    passed, failures, offset = 0, [], 0
+    for case in cases:
+        values: list[Any] = []
+        why = ""
+        for index in range(offset, offset + len(case.calls)):
+            ok, body = got.calls.get(index, (False, error or f"no result ({run_summary})"))
+            if not ok:
+                why = body
                 break
-            failures = [(t, err) for t, (ok, err) in zip(tests, results, strict=False) if not ok]
-            passed = sum(ok for ok, _ in results[: len(tests)])
-            return TestReport(passed, len(tests), failures, bool(data.get("compiled")),
-                              str(data.get("error", "")))
-    error = f"the program ended before the tests ran ({fallback_error})"
-    return TestReport(0, len(tests), [(t, error) for t in tests], False, error)
+            try:
+                values.append(decode(body))
+            except PlainDataError as e:
+                why = f"the result is not plain data: {e}"
+                break
+        offset += len(case.calls)
+        if not why:
+            ok, why = case.passes(values)
+            if ok:
+                passed += 1
+                continue
+        failures.append((case.source, why))
+    return TestReport(passed, len(cases), failures, got.load == "", error)

@@ -5,7 +5,6 @@ import pytest
 import agentgym
 from agentgym import ToolCall
 from agentgym.envs.code.env import load_tasks, split_tests
-from agentgym.envs.code.harness import harness_files, parse_report
 
 
 def call(name, code):
@@ -76,14 +75,6 @@ def test_hostile_or_broken_solutions_fail_cleanly(env, code, fragment):
     env.reset(seed=1)
     obs, reward, terminated, *_ = env.step(call("run_tests", code))
     assert fragment in obs["text"] and not terminated
-
-
-def test_harness_report_cannot_be_forged_without_the_marker():
-    tests = ["assert True", "assert False"]
-    files, marker = harness_files("print('@@agentgym-0000@@{\"results\": [[true, \"\"]]}')", tests)
-    fake_stdout = '@@agentgym-0000@@{"compiled": true, "results": [[true, ""], [true, ""]]}'
-    report = parse_report(fake_stdout, marker, tests, "no report")
-    assert report.passed == 0 and not report.loaded
 
 
 def test_split_tests_keeps_continuation_lines():
