@@ -17,6 +17,8 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from agentgym.policies.hf_decode import cache_argument, output_cache
+
 from .batch import TrainBatch
 from .config import TrainConfig
 from .distributed import no_sync
@@ -68,13 +70,13 @@ def _shared_prompt_logits(model: Any, mb: TrainBatch) -> Tensor | None:
     firsts = [mb.prefix_index.index(i) for i in range(max(mb.prefix_index) + 1)]  # row/prompt
     base = getattr(model, "module", model)  # the prompt pass bypasses DDP's forward hooks
     head = base(input_ids=mb.input_ids[firsts, :p], use_cache=True, logits_to_keep=1)  # (k, 1, V)
-    cache = head.past_key_values
+    cache = output_cache(head)
     if cache is None or not hasattr(cache, "batch_select_indices"):
         return None
     cache.batch_select_indices(index)  # (k, ...) -> (B, ...)
     positions = torch.arange(p, length, device=mb.input_ids.device).expand(b, -1)  # (B, L-P)
     tail = model(input_ids=mb.input_ids[:, p:], attention_mask=mb.attention_mask,
-                 position_ids=positions, past_key_values=cache, use_cache=True)
+                 position_ids=positions, use_cache=True, **{cache_argument(base): cache})
     first = head.logits[index, -1:]  # (B, 1, V): predicts token P
     return torch.cat([first, tail.logits[:, :-1]], dim=1)  # (B, L-P, V)
 

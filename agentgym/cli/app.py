@@ -9,13 +9,35 @@ from __future__ import annotations
 import sys
 from typing import Annotated, Any, NoReturn
 
+import click
 import typer
 from rich.console import Console
+from typer.core import TyperGroup
 
 from ..errors import AgentGymError
 
+
+def plain_help(text: str | None) -> str | None:
+    """A docstring as ``--help`` shows it: reST double backticks dropped (``--out`` -> --out)."""
+    return None if text is None else text.replace("``", "")
+
+
+class _PlainHelpGroup(TyperGroup):
+    """The command group; docstrings keep their reST markup, ``--help`` shows it plain."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.help = plain_help(self.help)
+        for command in self.commands.values():
+            command.help = plain_help(command.help)
+            command.short_help = plain_help(command.short_help)
+            for param in command.params:
+                if isinstance(param, click.Option | click.Argument) and hasattr(param, "help"):
+                    param.help = plain_help(param.help)
+
+
 app = typer.Typer(help="agentgym: envs and tools for training and evaluating LLM agents.",
-                  no_args_is_help=True, add_completion=False)
+                  no_args_is_help=True, add_completion=False, cls=_PlainHelpGroup)
 console = Console()
 """Results go to stdout."""
 err_console = Console(stderr=True)

@@ -95,6 +95,26 @@ def _sample(
     return torch.cat(picks)
 
 
+def cache_argument(model: Any) -> str:
+    """The keyword a model's ``forward`` takes its KV cache by: ``cache`` (transformers 5.2x,
+    which deprecates ``past_key_values`` with a warning on every call) or ``past_key_values``."""
+    import inspect
+
+    forward = getattr(getattr(model, "module", model), "forward", None)
+    try:
+        params = inspect.signature(forward).parameters if forward is not None else {}
+    except (TypeError, ValueError):
+        params = {}
+    return "cache" if "cache" in params else "past_key_values"
+
+
+def output_cache(out: Any) -> Any:
+    """The KV cache a forward returned, under its current name or the older one."""
+    if "cache" in getattr(out, "keys", lambda: ())():
+        return out["cache"]
+    return getattr(out, "past_key_values", None)
+
+
 def _forward(model: Any, **kwargs: Any) -> Any:
     """A decode forward computing logits for the last position only, when the model allows."""
     try:
@@ -159,6 +179,7 @@ def decode_batch(
     live = limits > 0
     versions: list[int] = []
     cache = None
+    cache_kw = cache_argument(model)
     step_ids, step_pos = ids, positions
     temp = temperature if temperature > 0 else 1.0
     amp = (torch.autocast(device_type=device.type, dtype=autocast) if autocast is not None
@@ -169,10 +190,10 @@ def decode_batch(
             break
         with weights() as version, amp:
             out = _forward(model, input_ids=step_ids, attention_mask=mask[:, : width + step],
-                           position_ids=step_pos, past_key_values=cache, use_cache=True,
+                           position_ids=step_pos, use_cache=True, **{cache_kw: cache},
                            **(extra if step == 0 else {}))
         versions.append(version)
-        cache = out.past_key_values
+        cache = output_cache(out)
         scaled = out.logits[:, -1, :].float() / temp  # (B, V)
         if temperature > 0:
             next_ids = _sample(_filter(scaled, top_k, top_p), seeds, step, generators)  # (B,)
@@ -198,4 +219,5 @@ def decode_batch(
     ]
 
 
-__all__ = ["DecodeRequest", "DecodeResult", "decode_batch", "hashed_uniform"]
+__all__ = ["DecodeRequest", "DecodeResult", "cache_argument", "decode_batch", "hashed_uniform",
+           "output_cache"]
