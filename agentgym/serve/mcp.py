@@ -6,11 +6,19 @@ and episode ends work as in training. Each result's text is the observation; its
 content holds ``reward``, ``terminated``, ``truncated``, ``done`` and ``episode_id``. The env's
 instructions are the server's MCP ``instructions``.
 
-Episodes: the current MCP protocol (2026-07-28) has no sessions, so every tool takes an optional
-``episode_id``. Without it a call uses the client's ``Mcp-Session-Id`` (legacy streamable HTTP)
-or the server's default episode (stdio: one client per process). ``reset`` answers with the
-``episode_id`` to pass when several clients share one HTTP server. Each episode holds its own env
-instance in a :class:`~agentgym.serve.SessionPool` (cap and idle timeout as for HTTP sessions).
+Episodes belong to the client that started them, never to a shared default:
+
+- stdio (one client per process) and legacy streamable HTTP (an ``Mcp-Session-Id``): episodes
+  are scoped to that client; ``episode_id`` is an optional name inside the scope, so two clients
+  may both use ``"a"`` and never meet.
+- the current MCP protocol (2026-07-28) has no sessions: ``reset`` mints an unguessable
+  ``episode_id`` (the client's name, if given, plus a random token) and every other call must
+  pass it; holding the id is what lets a client act in the episode.
+
+Each episode holds its own env instance in a :class:`~agentgym.serve.SessionPool` (cap and idle
+timeout as for HTTP sessions). Over HTTP, requests pass the same
+:class:`~agentgym.serve.guard.RequestGuard` as the OpenEnv-style server (Host, Origin, token,
+content type, body size).
 """
 
 from __future__ import annotations
@@ -18,6 +26,8 @@ from __future__ import annotations
 import base64
 import contextlib
 import functools
+import re
+import secrets
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -27,14 +37,21 @@ from mcp.server import Server
 from ..errors import AgentGymError
 from ..registry import make, spec
 from ..toolcalls import ToolCall
+from .guard import GuardSettings, RequestGuard
 from .sessions import Session, SessionError, SessionNotFound, SessionPool
 from .wire import jsonable
 
 DEFAULT_EPISODE = "default"
+"""The episode name of a scoped client (stdio, legacy HTTP session) that gives none."""
+STDIO_SCOPE = "stdio"
+_NAME = re.compile(r"^[\w.-]{1,64}$")
 _EPISODE_FIELD = {
     "type": "string",
-    "description": "Episode to act in (the id `reset` returned); optional for a single client.",
+    "description": "Episode to act in: the id `reset` returned (optional over stdio and legacy "
+                   "HTTP sessions).",
 }
+EpisodeKey = tuple[str | None, str]
+"""(client scope or None for a sessionless HTTP client, episode id)."""
 RESET_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -67,7 +84,7 @@ class McpEnvServer:
     ) -> None:
         self.env_id = env_id
         self.pool = SessionPool(factory, max_sessions=max_episodes, idle_timeout_s=idle_timeout_s)
-        self._episodes: dict[str, str] = {}
+        self._episodes: dict[EpisodeKey, str] = {}
         probe = factory()
         try:
             self.instructions = getattr(probe, "instructions", "") or ""
@@ -113,16 +130,16 @@ class McpEnvServer:
         return types.ListToolsResult(tools=self.tool_definitions())
 
     @staticmethod
-    def _episode_key(ctx: Any, arguments: dict[str, Any]) -> str:
-        given = arguments.pop("episode_id", None)
-        if isinstance(given, str) and given:
-            return given
+    def _scope(ctx: Any) -> str | None:
+        """The client's scope: stdio, its legacy MCP session, or None (sessionless HTTP)."""
         request = getattr(ctx, "request", None)
+        if request is None:
+            return STDIO_SCOPE
         headers = getattr(request, "headers", None)
         header = headers.get("mcp-session-id") if headers is not None else None
-        return str(header) if header else DEFAULT_EPISODE
+        return f"session:{header}" if header else None
 
-    async def _episode(self, key: str) -> Session | None:
+    async def _episode(self, key: EpisodeKey) -> Session | None:
         session_id = self._episodes.get(key)
         if session_id is None:
             return None
@@ -132,47 +149,78 @@ class McpEnvServer:
             self._episodes.pop(key, None)
             return None
 
-    async def _open_episode(self, key: str) -> Session:
+    async def _open_episode(self, key: EpisodeKey) -> Session:
         session = await self._episode(key)
         if session is None:
+            if len(self._episodes) >= 2 * self.pool.max_sessions:
+                self._forget_closed()
             session = await self.pool.open()
             self._episodes[key] = session.id
         return session
+
+    def _forget_closed(self) -> None:
+        open_ids = {s["session_id"] for s in self.pool.states()}
+        for key, session_id in list(self._episodes.items()):
+            if session_id not in open_ids:
+                del self._episodes[key]
+
+    def _reset_key(self, scope: str | None, name: Any) -> EpisodeKey:
+        if name is not None and (not isinstance(name, str) or not _NAME.match(name)):
+            raise SessionError("episode_id must be 1-64 letters, digits, '.', '_' or '-'")
+        if scope is not None:
+            return scope, name or DEFAULT_EPISODE
+        if name and (None, name) in self._episodes:  # an id this client was given
+            return None, name
+        token = secrets.token_urlsafe(18)
+        return None, f"{name}.{token}" if name else token
+
+    def _step_key(self, scope: str | None, name: Any) -> EpisodeKey:
+        if name is not None and not isinstance(name, str):
+            raise SessionError("episode_id must be a string")
+        if scope is not None:
+            return scope, name or DEFAULT_EPISODE
+        if not name:
+            raise SessionError("pass the episode_id that `reset` returned (this connection "
+                               "has no MCP session to hold an episode)")
+        return None, name
 
     async def _call_tool(
         self, ctx: Any, params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         arguments = dict(params.arguments or {})
-        key = self._episode_key(ctx, arguments)
+        scope = self._scope(ctx)
+        name = arguments.pop("episode_id", None)
         try:
             if params.name == "reset":
-                return await self._reset(key, arguments)
-            return await self._step(key, params.name, arguments)
+                return await self._reset(self._reset_key(scope, name), arguments)
+            return await self._step(self._step_key(scope, name), params.name, arguments)
         except SessionError as e:
-            return _text_result(f"Error: {e}", error=True, episode_id=key)
+            return _text_result(f"Error: {e}", error=True)
         except AgentGymError as e:
-            return _text_result(f"Error: {e}", error=True, episode_id=key)
+            return _text_result(f"Error: {e}", error=True)
 
-    async def _reset(self, key: str, arguments: dict[str, Any]) -> types.CallToolResult:
+    async def _reset(self, key: EpisodeKey, arguments: dict[str, Any]) -> types.CallToolResult:
         unknown = set(arguments) - {"task_id", "seed"}
         if unknown:
             return _text_result(f"Error: reset takes task_id and seed, not {sorted(unknown)}",
-                                error=True, episode_id=key)
+                                error=True)
         session = await self._open_episode(key)
         options = {"task_id": str(arguments["task_id"])} if "task_id" in arguments else {}
         seed = arguments.get("seed")
         async with self.pool.use(session.id) as s:
             obs, info = await s.env.areset(seed=int(seed) if seed is not None else None,
                                            options=options)
-            s.done, s.step_count, s.episode_id = False, 0, key
-        return self._result(obs, episode_id=key, task_id=info.get("task_id"), done=False)
+            s.done, s.step_count, s.episode_id = False, 0, key[1]
+        return self._result(obs, episode_id=key[1], task_id=info.get("task_id"), done=False)
 
-    async def _step(self, key: str, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+    async def _step(
+        self, key: EpisodeKey, name: str, arguments: dict[str, Any]
+    ) -> types.CallToolResult:
         session = await self._episode(key)
         if session is None or session.done:
             return _text_result(
-                "Error: no episode in progress: call the `reset` tool first", error=True,
-                episode_id=key,
+                "Error: no episode in progress under this episode_id: call the `reset` tool "
+                "first", error=True,
             )
         async with self.pool.use(session.id) as s:
             result = await s.env.astep([ToolCall(name, arguments)])
@@ -180,7 +228,7 @@ class McpEnvServer:
             s.step_count += 1
             s.done = bool(terminated or truncated)
         return self._result(
-            obs, error="error" in info, episode_id=key, reward=float(reward),
+            obs, error="error" in info, episode_id=key[1], reward=float(reward),
             terminated=bool(terminated), truncated=bool(truncated), done=s.done,
             success=info.get("success"),
         )
@@ -206,12 +254,19 @@ class McpEnvServer:
         async with stdio_server() as (read, write):
             await self.server.run(read, write, self.server.create_initialization_options())
 
-    def http_app(self, *, host: str = "127.0.0.1", path: str = "/mcp") -> Any:
-        """The streamable-HTTP ASGI app (DNS-rebinding protection on for loopback hosts)."""
-        return self.server.streamable_http_app(
+    def http_app(
+        self, *, host: str = "127.0.0.1", path: str = "/mcp", guard: GuardSettings | None = None
+    ) -> Any:
+        """The streamable-HTTP ASGI app behind :class:`RequestGuard` (``guard``: loopback only,
+        no token, by default), as the OpenEnv-style server."""
+        settings = guard or GuardSettings()
+        app = self.server.streamable_http_app(
             streamable_http_path=path, host=host, max_sessions=self.pool.max_sessions,
             session_idle_timeout=self.pool.idle_timeout_s,
+            max_request_body_size=settings.max_body_bytes,
         )
+        app.add_middleware(RequestGuard, settings=settings)
+        return app
 
 
 def _version() -> str:
@@ -235,4 +290,4 @@ def create_mcp_server(
     )
 
 
-__all__ = ["DEFAULT_EPISODE", "RESET_SCHEMA", "McpEnvServer", "create_mcp_server"]
+__all__ = ["DEFAULT_EPISODE", "RESET_SCHEMA", "STDIO_SCOPE", "McpEnvServer", "create_mcp_server"]

@@ -204,6 +204,10 @@ class SessionPool:
             except Exception:  # the reaper must outlive one bad close
                 logger.exception("idle-session reaper failed; retrying")
 
+    def states(self) -> list[dict[str, Any]]:
+        """The state of every open session."""
+        return [s.state() for s in list(self._sessions.values())]
+
     def stats(self) -> dict[str, Any]:
         """Open sessions and the limits, for ``/health`` and ``/metadata``."""
         return {

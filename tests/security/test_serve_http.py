@@ -1,4 +1,4 @@
-"""Attacks on ``agentgym serve --http`` over loopback: forged browser requests, bad bodies, bad frames.
+"""Attacks on ``agentgym serve --http`` over loopback: forged browser requests, bad bodies, frames.
 
 Each attack is made against the real server (uvicorn on a loopback port) and proves its failure
 by something the attacker would need: a session that never opens, an HTTP status, a close frame.
@@ -13,10 +13,9 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+from serve.servers import app_in_thread
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
-
-from serve.servers import app_in_thread
 
 EVIL = "http://evil.example"
 

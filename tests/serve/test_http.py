@@ -55,11 +55,13 @@ def test_websocket_conformance_and_same_results_as_local(http_url):
     local.close()
 
 
+JSON = {"content-type": "application/json"}
+
+
 @pytest.mark.parametrize(
     ("method", "path", "kwargs", "status", "words"),
     [
-        ("post", "/reset", {"content": b"{not json",
-                            "headers": {"content-type": "application/json"}}, 400, "not valid JSON"),
+        ("post", "/reset", {"content": b"{not json", "headers": JSON}, 400, "not valid JSON"),
         ("post", "/reset", {"content": b"{}"}, 415, "Content-Type: application/json"),
         ("post", "/reset", {"json": {"seed": -1}}, 422, "seed"),
         ("post", "/reset", {"json": {"bogus": 1}}, 422, "bogus"),

@@ -65,25 +65,28 @@ async def test_http_clients_play_separate_episodes(mcp_url):
         ra = await a.call_tool("reset", {"task_id": task_id, "episode_id": "a"})
         rb = await b.call_tool("reset", {"task_id": task_id, "episode_id": "b"})
         assert ra.content[0].text == rb.content[0].text
-        wrong = await b.call_tool("submit", {"query": "SELECT 42", "episode_id": "b"})
+        ea, eb = (r.structured_content["episode_id"] for r in (ra, rb))
+        assert ea.startswith("a.") and eb.startswith("b.")  # the name plus a minted token
+        wrong = await b.call_tool("submit", {"query": "SELECT 42", "episode_id": eb})
         for call in actions:
-            right = await a.call_tool(call.name, {**call.arguments, "episode_id": "a"})
+            right = await a.call_tool(call.name, {**call.arguments, "episode_id": ea})
     assert right.structured_content["reward"] == 1.0
     assert wrong.structured_content["reward"] == 0.0 and wrong.structured_content["done"]
 
 
 async def test_model_mistakes_are_tool_errors_not_crashes(mcp_url):
     async with Client(mcp_url) as client:
-        await client.call_tool("reset", {"seed": 3, "episode_id": "m"})
-        bad_args = await client.call_tool("execute_sql", {"sql": "SELECT 1", "episode_id": "m"})
+        first = await client.call_tool("reset", {"seed": 3, "episode_id": "m"})
+        m = first.structured_content["episode_id"]
+        bad_args = await client.call_tool("execute_sql", {"sql": "SELECT 1", "episode_id": m})
         assert bad_args.is_error and "query" in bad_args.content[0].text
-        unknown = await client.call_tool("drop_tables", {"episode_id": "m"})
+        unknown = await client.call_tool("drop_tables", {"episode_id": m})
         assert unknown.is_error and "unknown tool" in unknown.content[0].text
         bad_reset = await client.call_tool("reset", {"seed": 1, "nope": 2})
         assert bad_reset.is_error and "nope" in bad_reset.content[0].text
-        write = await client.call_tool("execute_sql", {"query": "DROP TABLE x", "episode_id": "m"})
+        write = await client.call_tool("execute_sql", {"query": "DROP TABLE x", "episode_id": m})
         assert write.is_error
-        ok = await client.call_tool("execute_sql", {"query": "SELECT 1", "episode_id": "m"})
+        ok = await client.call_tool("execute_sql", {"query": "SELECT 1", "episode_id": m})
         assert not ok.is_error and ok.structured_content["done"] is False
 
 
