@@ -81,6 +81,7 @@ class WebArenaEnv(WebEnv):
         config: str | Path | None = None,
         judge: Judge | None = None,
         task_set: str = "auto",
+        task_ids: list[Any] | None = None,
         **web_options: Any,
     ) -> None:
         """Pick the split, and the sites: the bundled ones, or real servers.
@@ -90,6 +91,7 @@ class WebArenaEnv(WebEnv):
         ``config`` is given). With real servers the tasks are the official ``task_set``
         (``"auto"``: WebArena-Lite's 165; ``"webarena"``; ``"webarena-verified"``) unless
         ``task_file`` names a file in WebArena's format; without, the bundled twin's tasks.
+        ``task_ids`` keeps only those tasks (a slice of an official set, in its order).
         ``web_options`` go to :class:`~agentgym.envs.web.WebEnv` (``screenshot=True``,
         ``viewport_only=True``, ``html=True``, ``browser=BrowserConfig(...)``).
         """
@@ -115,6 +117,13 @@ class WebArenaEnv(WebEnv):
             self.task_set = official_split(name, split)
         else:
             self.task_set = load_tasks().split(split)
+        if task_ids is not None:
+            wanted = {str(t) for t in task_ids}
+            unknown = wanted - set(self.task_set.ids())
+            if unknown:
+                raise EnvError(f"no task {', '.join(sorted(unknown))} in {self.task_set.name}")
+            self.task_set = TaskSet([t for t in self.task_set if t.task_id in wanted],
+                                    name=self.task_set.name)
         if self.site_config is not None:
             check_reachable(self.site_config.urls)
         self.task: Task | None = None

@@ -131,16 +131,20 @@ def _texts(value: Any) -> list[str]:
     return [value] if isinstance(value, str) else [str(v) for v in value or ()]
 
 
+_SCALE = re.compile(r"(?:\bout of|/)\s*\d+(?:\.\d+)?")
+
+
 def hedged_numbers(refs: dict[str, Any], pred: str, intent: str) -> set[str]:
     """Numbers of the answer that are neither in the references nor in the intent (a list of
-    candidates); empty when the references hold no number."""
+    candidates); empty when the references hold no number. A scale (``out of 5``, ``/5``) is
+    not a claim."""
     wanted: set[str] = set()
     for value in refs.values():
         for text in _texts(value):
             wanted |= numbers_in(text)
     if not wanted:
         return set()
-    return numbers_in(pred) - wanted - numbers_in(intent)
+    return numbers_in(_SCALE.sub(" ", pred)) - wanted - numbers_in(intent)
 
 
 async def string_score(spec: dict[str, Any], pred: str, intent: str, judge: Judge,

@@ -64,6 +64,8 @@ def test_a_number_does_not_match_inside_another_number() -> None:
 def test_a_list_of_candidate_numbers_earns_nothing() -> None:
     assert score(string_task({"must_include": ["7"]}), "6 or 7 or 8").score == 0.0
     assert score(string_task({"fuzzy_match": ["4.0"]}), "3.5, 4.0, 4.5").score == 0.0
+    assert score(string_task({"fuzzy_match": ["4.0"]}), "3.5 out of 4.0").score == 0.0
+    assert score(string_task({"fuzzy_match": ["4.0"]}), "4.0 out of 5").score == 1.0
 
 
 def test_must_include_as_one_string_is_one_reference_not_letters() -> None:
