@@ -43,6 +43,7 @@ from .sandbox import (
     SandboxTimeout,
     SandboxUnavailable,
 )
+from .specs import load_entry_point
 from .taskenv import TaskToolEnv
 from .tasks import Task, TaskSet
 from .toolcalls import ToolCall, ToolResult, parse_tool_calls
@@ -99,6 +100,7 @@ __all__ = [
     "get_registry",
     "hookimpl",
     "list_envs",
+    "load_entry_point",
     "make",
     "make_observation",
     "parse_tool_calls",

@@ -26,6 +26,7 @@ from gymnasium.envs.registration import EnvSpec as GymEnvSpec
 
 from .errors import ConfigError, DuplicateRegistration
 from .plugins import plugin_state
+from .settings import resolve_max_turns
 from .specs import ID_RE, SPECS, EnvSpec, load_entry_point
 from .taskenv import TaskToolEnv
 from .wrappers import RewardShaping, TurnLimit
@@ -48,7 +49,8 @@ def _gym_spec(spec: EnvSpec) -> GymEnvSpec:
     """The Gymnasium spec mirroring ``spec`` (built by :func:`make`, no extra wrappers)."""
     return GymEnvSpec(
         id=spec.id, entry_point=functools.partial(_make_for_gymnasium, spec.id),
-        max_episode_steps=spec.max_turns, order_enforce=False, disable_env_checker=True,
+        max_episode_steps=resolve_max_turns(None, spec.max_turns), order_enforce=False,
+        disable_env_checker=True,
         kwargs=dict(spec.kwargs),
     )  # fmt: skip
 
@@ -105,8 +107,10 @@ def make(id: str, *, max_turns: int | None = None, reward_fn: str | None = None,
     """Build the environment registered as ``id``.
 
     Keyword arguments override the spec's defaults and go to the env's constructor (``split``,
-    ``backend``, ``dsn``...). ``max_turns`` (default: the spec's) wraps the env in
-    :class:`agentgym.TurnLimit`, which sets ``truncated`` when the limit is reached.
+    ``backend``, ``dsn``...). The env is wrapped in :class:`agentgym.TurnLimit`, which sets
+    ``truncated`` when the limit is reached: ``max_turns`` when given (it raises or lowers the
+    spec's), else the spec's, else :data:`agentgym.settings.DEFAULT_MAX_TURNS`
+    (:func:`agentgym.settings.resolve_max_turns` decides).
     ``reward_fn`` names a function of the ``rewards`` registry (a plugin's
     ``agentgym_register_rewards``): ``fn(task, answer, info) -> float`` then scores every episode's
     final step. ``extra_tools`` names functions of the ``tools`` registry
@@ -130,9 +134,9 @@ def _make(id: str, max_turns: int | None, *, turn_limit: bool, reward_fn: str | 
         if isinstance(env_spec.entry_point, str)
         else env_spec.entry_point
     )
+    limit = resolve_max_turns(max_turns, env_spec.max_turns)
     merged = {**env_spec.kwargs, **kwargs}
     env = factory(**merged)
-    limit = max_turns if max_turns is not None else env_spec.max_turns
     env.unwrapped.agentgym_spec = replace(env_spec, kwargs=merged)
     gym_spec = _gym_spec(env_spec)
     gym_spec.kwargs = dict(merged)
@@ -145,7 +149,7 @@ def _make(id: str, max_turns: int | None, *, turn_limit: bool, reward_fn: str | 
     shaper = _episode_end_shaper()
     if shaper is not None:
         env = RewardShaping(env, shaper, env_spec.id)
-    if limit is not None and turn_limit:
+    if turn_limit:
         env = TurnLimit(env, max_turns=limit)
     return env
 

@@ -59,7 +59,9 @@ class EnvSpec:
     aliases: tuple[str, ...] = ()
     """Short names that resolve to this id (``"sql"``, ``"webarena-lite"``)."""
     max_turns: int | None = None
-    """Default turn limit; :func:`make` wraps the env in :class:`agentgym.TurnLimit`."""
+    """Turn limit of the env; None = :data:`agentgym.settings.DEFAULT_MAX_TURNS`. :func:`make`
+    resolves it (:func:`agentgym.settings.resolve_max_turns`) and wraps the env in
+    :class:`agentgym.TurnLimit`."""
     tasks: str | Callable[[], TaskSet] | None = None
     """``"pkg.mod:function"`` returning the env's :class:`agentgym.TaskSet`, for listings."""
     plugin: str = ""

@@ -51,12 +51,16 @@ class Wrapper(gymnasium.Wrapper[Observation, Any, Observation, Any]):
 
 
 class TurnLimit(Wrapper):
-    """Truncate the episode after ``max_turns`` steps (``truncated=True``, ``terminated`` as is)."""
+    """Truncate the episode after ``max_turns`` steps (``truncated=True``, ``terminated`` as is).
+
+    The one place a turn limit is enforced: :func:`agentgym.make` applies it with the limit
+    :func:`agentgym.settings.resolve_max_turns` decided; nothing else counts turns.
+    """
 
     def __init__(self, env: AgentEnv | gymnasium.Env, max_turns: int) -> None:
         super().__init__(env)
-        if max_turns < 1:
-            raise ValueError(f"max_turns must be >= 1, got {max_turns}")
+        if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
+            raise ValueError(f"max_turns must be an integer >= 1, got {max_turns!r}")
         self.max_turns = max_turns
         self.turns = 0
 
@@ -72,7 +76,7 @@ class TurnLimit(Wrapper):
         self.turns += 1
         if self.turns >= self.max_turns and not terminated:
             truncated = True
-            info = {**info, "truncated_reason": f"turn limit {self.max_turns} reached"}
+            info = {**info, "truncated_reason": f"turn limit {self.max_turns}"}
         return obs, reward, terminated, truncated, info
 
     def step(self, action: Any) -> StepResult:

@@ -239,7 +239,7 @@ def test_string_check_catches_a_family_entry_point(tmp_path, monkeypatch):
         test_core_names_no_family_sandbox_or_trainer_in_a_string()
 
 
-PUBLIC_FOR_TRAINERS = ("agentgym", "agentgym.policies", "agentgym.rollout")
+PUBLIC_FOR_TRAINERS = ("agentgym", "agentgym.policies", "agentgym.rollout", "agentgym.settings")
 """The packages whose ``__all__`` is the public API trainers build on."""
 
 
@@ -268,7 +268,7 @@ PUBLIC_FOR_PLUGINS = ("agentgym", "agentgym.env", "agentgym.errors", "agentgym.h
                       "agentgym.registrars", "agentgym.sandbox", "agentgym.spaces",
                       "agentgym.taskenv", "agentgym.tasks", "agentgym.testing",
                       "agentgym.toolcalls", "agentgym.tools", "agentgym.wrappers",
-                      "agentgym.policies", "agentgym.rollout")
+                      "agentgym.policies", "agentgym.rollout", "agentgym.settings")
 """What a third-party plugin may import of agentgym (the public modules and packages)."""
 
 

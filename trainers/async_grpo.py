@@ -87,10 +87,7 @@ class AsyncGRPOTrainer(GRPOTrainer):
         self.eval_policy: Any = None
         self.last_round: Round | None = None
         if self.sync is None:  # in-process hf (the shared module, or the FSDP replica)
-            from agentgym.policies import HFPolicy
-
-            self.eval_policy = HFPolicy(self.policy.model, self.tokenizer,
-                                        max_batch_size=cfg.max_batch_size, autocast=self.autocast)
+            self.eval_policy = self.shared_policy(self.policy.model)
             self.eval_rollouts = Rollouts(cfg, self.eval_policy, self.max_turns)
         self.batch_log = Path(cfg.output_dir) / BATCH_LOG
 

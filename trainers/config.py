@@ -26,7 +26,7 @@ from typing import Any
 import yaml
 
 from agentgym import ConfigError, get_registry
-from agentgym.rollout import resolve_max_turns
+from agentgym.settings import parse_overrides, read_config_file, read_settings, resolve_max_turns
 
 
 @dataclass
@@ -57,7 +57,8 @@ class TrainConfig:
     weight_sync_dir: str = ""
     """Folder a non-shared policy reloads weights from; empty = ``<output_dir>/weights``."""
     device: str = "auto"
-    """``cpu``, ``cuda``, ``cuda:1``...; ``auto`` = the local CUDA device when present, else CPU."""
+    """``cpu``, ``cuda``, ``cuda:1``...; ``auto`` = the local rank's CUDA device when present,
+    else CPU (:func:`agentgym.settings.resolve_device` decides)."""
     dtype: str = "auto"
     """``auto`` (fp32 on CPU; on a bf16 GPU fp32 master weights with bf16 autocast), ``float32``,
     ``bfloat16`` (bf16 weights, no autocast) or ``float16``."""
@@ -88,8 +89,9 @@ class TrainConfig:
     """Rollouts per task (G); advantages are normalised within each group."""
     max_new_tokens: int = 12
     """Most tokens the model generates per turn."""
-    max_turns: int = 0
-    """Model turns per episode; 0 = the env spec's limit (or 10 when it has none)."""
+    max_turns: int | None = None
+    """Model turns per episode; unset = the env spec's limit (or
+    :data:`agentgym.settings.DEFAULT_MAX_TURNS` when it has none)."""
     max_tokens: int = 2048
     """Longest whole episode in tokens (prompt, generated and env); reaching it truncates."""
     temperature: float = 1.0
@@ -253,6 +255,8 @@ class TrainConfig:
         for name in NON_NEGATIVE:
             if getattr(self, name) < 0:
                 raise ConfigError(f"{name} must be 0 or more, got {getattr(self, name)}")
+        if self.max_turns is not None:
+            resolve_max_turns(self.max_turns, None)  # the one check: an integer of at least 1
         if self.lr <= 0:
             raise ConfigError(f"lr must be positive, got {self.lr}")
         if self.behav_weight_mode not in ("cap", "mask"):
@@ -287,29 +291,11 @@ FIELDS = {f.name: f for f in dataclasses.fields(TrainConfig)}
 POSITIVE = ("steps", "tasks_per_step", "group_size", "max_new_tokens", "max_tokens", "num_envs",
             "max_batch_size", "micro_batch_size", "ppo_epochs", "lora_r")
 """Fields that must be at least 1."""
-NON_NEGATIVE = ("max_turns", "eval_every", "eval_tasks", "eval_samples", "save_every",
+NON_NEGATIVE = ("eval_every", "eval_tasks", "eval_samples", "save_every",
                 "keep_checkpoints", "warmup_steps", "max_refill_rounds", "kl_coef", "tis_cap",
                 "torch_threads", "weight_decay", "max_grad_norm", "loss_max_length",
                 "staleness_eta", "dars_max_group_size", "dart_buffer", "partial_rollouts")
 """Fields that must be 0 or more (0 usually means off or the default)."""
-
-
-def parse_overrides(overrides: list[str]) -> dict[str, Any]:
-    """``["steps=5", "lora=true"]`` -> ``{"steps": 5, "lora": True}`` (values parsed as YAML).
-
-    YAML reads ``1e-5`` as text; :func:`load_config` turns it into a float for float fields.
-    """
-    out: dict[str, Any] = {}
-    for item in overrides:
-        key, sep, raw = item.partition("=")
-        key = key.strip().lstrip("-").replace("-", "_")
-        if not sep or not key:
-            raise ConfigError(f"override {item!r} is not of the form key=value")
-        try:
-            out[key] = yaml.safe_load(raw) if raw.strip() else ""
-        except yaml.YAMLError as e:
-            raise ConfigError(f"override {item!r}: cannot parse value: {e}") from e
-    return out
 
 
 def preset(algorithm: str) -> dict[str, Any]:
@@ -364,12 +350,7 @@ def load_config(
     ``path`` is a YAML file or its already parsed mapping (the CLI reads the file once);
     ``preset_values`` is the chosen trainer's preset when the caller already looked it up.
     """
-    data: dict[str, Any] = {}
-    if isinstance(path, Mapping):
-        data = dict(path)
-    elif path is not None:
-        data = read_config_file(path)
-    data.update(parse_overrides(overrides or []))
+    data = read_settings(path, overrides)  # the one reader of YAML and key=value overrides
     unknown = sorted(set(data) - set(FIELDS))
     if unknown:
         raise ConfigError(unknown_keys_message(unknown))
@@ -377,17 +358,6 @@ def load_config(
     values = dict(preset_values) if preset_values is not None else preset(algorithm)
     merged = {**values, **data}
     return TrainConfig(**{k: _coerce(k, v) for k, v in merged.items()})
-
-
-def read_config_file(path: str | Path) -> dict[str, Any]:
-    """The mapping in YAML file ``path`` (one clear :class:`ConfigError` otherwise)."""
-    try:
-        loaded = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as e:
-        raise ConfigError(f"cannot read config {path}: {e}") from e
-    if loaded is not None and not isinstance(loaded, dict):
-        raise ConfigError(f"config {path} must be a YAML mapping")
-    return dict(loaded or {})
 
 
 def save_config(cfg: TrainConfig, path: str | Path) -> None:

@@ -138,18 +138,25 @@ class GRPOTrainer:
             raise ConfigError(f"env {cfg.env!r} has no task set; the trainer needs task splits")
         return tasks.split(split).ids()
 
+    def shared_policy(self, model: Any) -> Any:
+        """An in-process policy decoding from ``model`` (the trained module or its replica),
+        built by the backend ``policy`` names (empty: ``hf``, or ``hf-vision`` for a model with a
+        processor) through :func:`agentgym.policies.load_trainable_policy`."""
+        cfg = self.cfg
+        from agentgym.policies import load_trainable_policy
+
+        backend = cfg.policy or ("hf-vision" if self.processor else "hf")
+        return load_trainable_policy(
+            backend, model, self.processor or self.tokenizer, device=str(self.device),
+            max_batch_size=cfg.max_batch_size, autocast=self.autocast)
+
     def _make_policy(self) -> tuple[Any, Any]:
         cfg = self.cfg
-        if not cfg.policy:
-            from agentgym.policies import HFPolicy, HFVisionPolicy
+        from agentgym.policies import load_policy, parse_policy_spec, trainable_backends
 
+        if not cfg.policy or parse_policy_spec(cfg.policy)[0] in trainable_backends():
             module = self.replica if self.replica is not None else unwrap(self.model)
-            options: dict[str, Any] = {"max_batch_size": cfg.max_batch_size,
-                                       "autocast": self.autocast}
-            shared = (HFVisionPolicy(module, self.processor, **options) if self.processor
-                      else HFPolicy(module, self.tokenizer, **options))
-            return shared, None
-        from agentgym.policies import load_policy
+            return self.shared_policy(module), None
 
         from .weight_sync import WeightSync
 

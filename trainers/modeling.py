@@ -8,14 +8,14 @@
 from __future__ import annotations
 
 import copy
-import importlib
 import logging
 import re
 from typing import Any
 
 import torch
 
-from agentgym import ConfigError, MissingExtra
+from agentgym import ConfigError, MissingExtra, load_entry_point
+from agentgym.settings import resolve_device
 
 from .config import TrainConfig
 
@@ -24,20 +24,10 @@ logger = logging.getLogger(__name__)
 _ENTRY_POINT = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 
 
-def load_entry_point(target: str) -> Any:
-    """The object named by ``"pkg.module:attr"`` (a model factory given as ``model``)."""
-    module, _, attr = target.partition(":")
-    obj: Any = importlib.import_module(module)
-    for part in attr.split("."):
-        obj = getattr(obj, part)
-    return obj
-
-
-def pick_device(name: str, local_rank: int = 0) -> torch.device:
-    """``auto`` -> the rank's CUDA device when there is one, else CPU."""
-    if name == "auto":
-        return torch.device(f"cuda:{local_rank}" if torch.cuda.is_available() else "cpu")
-    return torch.device(name)
+def pick_device(name: str, local_rank: int | None = None) -> torch.device:
+    """:func:`agentgym.settings.resolve_device` as a ``torch.device`` (``auto`` -> the rank's
+    CUDA device when there is one, else CPU)."""
+    return torch.device(resolve_device(name, local_rank))
 
 
 def pick_dtype(name: str, device: torch.device) -> torch.dtype:

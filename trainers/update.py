@@ -17,7 +17,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from agentgym.policies.hf_decode import cache_argument, output_cache
+from agentgym.policies import cache_argument, output_cache
 
 from .batch import TrainBatch
 from .config import TrainConfig

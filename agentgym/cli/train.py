@@ -1,7 +1,9 @@
 """``agentgym train``: run the trainer a config's ``algorithm`` names.
 
-The YAML file is read once and the trainer registry asked once; the trainer's ``run`` entry
-point gets the parsed mapping, the ``key=value`` overrides and the chosen registry entry.
+The YAML file and the ``key=value`` overrides are read once, by
+:func:`agentgym.settings.read_settings` (the trainers' own runner uses the same function), and
+the trainer registry is asked once; the trainer's ``run`` entry point gets the merged mapping, no
+overrides left to apply, and the chosen registry entry.
 """
 
 from __future__ import annotations
@@ -15,19 +17,6 @@ import typer
 from rich.table import Table
 
 from .app import app, console, err_console, fail, interrupted, run_guarded
-
-
-def read_mapping(path: str) -> dict[str, Any]:
-    """The YAML mapping in ``path`` (one-line error and exit 1 otherwise)."""
-    import yaml
-
-    try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as e:
-        fail(f"cannot read config {path}: {e}")
-    if data is not None and not isinstance(data, dict):
-        fail(f"config {path} must be a YAML mapping")
-    return dict(data or {})
 
 
 def space_rows(folder: Path, share: float = 0.02) -> list[tuple[str, int]]:
@@ -88,7 +77,8 @@ def train_cmd(
     from rich.logging import RichHandler
 
     from ..plugins import get_registry
-    from ..registrars import load_entry_point
+    from ..settings import read_settings
+    from ..specs import load_entry_point
 
     logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s",
                         handlers=[RichHandler(console=err_console, show_path=False)])
@@ -96,16 +86,15 @@ def train_cmd(
         fail("--resume and --overwrite exclude each other")
     args = [*(overrides or []), *(["resume=true"] if resume else []),
             *(["overwrite=true"] if overwrite else [])]
-    data = read_mapping(config)
-    chosen = [a.split("=", 1)[1] for a in args if a.startswith("algorithm=")]
-    algorithm = chosen[-1] if chosen else str(data.get("algorithm", "grpo"))
+    data = run_guarded(read_settings, config, args)
+    algorithm = str(data.get("algorithm", "grpo"))
     entry = run_guarded(get_registry("trainers").get, algorithm)
     if "run" not in entry.extra:
         fail(f"trainer {algorithm!r} ({entry.plugin}) registers no run entry point")
     target = entry.extra["run"]
     run = target if callable(target) else run_guarded(load_entry_point, target)
     try:
-        result = run_guarded(run, data, args, trainer=entry)
+        result = run_guarded(run, data, [], trainer=entry)  # the overrides are in ``data``
     except KeyboardInterrupt:
         again = shlex.join(["agentgym", "train", config, *(overrides or []), "--resume"])
         interrupted(f"interrupted; continue with: {again}")

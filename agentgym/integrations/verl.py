@@ -11,8 +11,8 @@ number of turns). :class:`AgentgymLoop` is that loop for an agentgym env:
 2. the prompt is the chat template over the env's instructions and first observation, with the
    env's tools passed to the template;
 3. each turn: generate, decode, ``env.astep(text)``, append the observation's tokens (rendered by
-   the chat template as a ``tool`` or ``user`` message) with mask 0; stop when the episode ends,
-   after ``max_turns`` or at ``response_length`` tokens;
+   the chat template as a ``tool`` or ``user`` message) with mask 0; stop when the episode ends
+   (the env's turn limit, applied by ``make``, truncates it) or at ``response_length`` tokens;
 4. ``reward_score`` is the episode's total reward, so verl's reward manager is not needed.
 
 The loop logic lives in :class:`AgentgymLoop` and depends on nothing from verl (unit-tested with a
@@ -69,18 +69,23 @@ class AgentgymLoop:
     Args:
         server_manager: Has ``async generate(request_id, *, prompt_ids, sampling_params)``.
         tokenizer: A Hugging Face tokenizer with a chat template.
-        max_turns: Model turns per episode.
+        max_turns: Turn limit of the envs :meth:`make_env` makes (None: the env spec's); the
+            loop itself counts no turns: the env's :class:`~agentgym.TurnLimit` ends episodes.
         response_length: Cap on response tokens (generated plus environment tokens).
     """
 
     def __init__(
-        self, server_manager: Any, tokenizer: Any, *, max_turns: int = 8,
+        self, server_manager: Any, tokenizer: Any, *, max_turns: int | None = None,
         response_length: int = 2048,
     ) -> None:
         self.server_manager = server_manager
         self.tokenizer = tokenizer
         self.max_turns = max_turns
         self.response_length = response_length
+
+    def make_env(self, env_id: str) -> AgentEnv:
+        """``agentgym.make(env_id)`` with this loop's turn limit (make decides and enforces it)."""
+        return make(env_id, max_turns=self.max_turns)
 
     def _render(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
                 generation_prompt: bool) -> list[int]:
@@ -102,7 +107,8 @@ class AgentgymLoop:
 
     async def run(self, env: AgentEnv, sampling_params: dict[str, Any], *,
                   task_id: str | None = None, seed: int | None = None) -> LoopResult:
-        """Play one episode of ``env`` with the served model; returns the token record."""
+        """Play one episode of ``env`` (made by :func:`agentgym.make`, so turn-limited) with the
+        served model; returns the token record."""
         options = {"task_id": str(task_id)} if task_id is not None else {}
         obs, _ = await env.areset(seed=seed, options=options)
         toolset = getattr(env, "tools", None)
@@ -116,9 +122,9 @@ class AgentgymLoop:
         mask: list[int] = []
         logprobs: list[float] = []
         have_logprobs = True
-        reward, turns, ended, reason = 0.0, 0, False, "max_turns"
+        reward, turns, ended, reason = 0.0, 0, False, "response_length"
         request_id = uuid.uuid4().hex
-        while turns < self.max_turns and len(response) < self.response_length:
+        while not ended and len(response) < self.response_length:
             out = await self.server_manager.generate(
                 request_id, prompt_ids=prompt_ids + response, sampling_params=sampling_params
             )
@@ -189,12 +195,13 @@ def verl_agent_loop_class() -> type:
         async def run(self, sampling_params: dict[str, Any], **row: Any) -> Any:
             rollout = self.config.actor_rollout_ref.rollout
             multi_turn = getattr(rollout, "multi_turn", None)
+            asked = getattr(multi_turn, "max_assistant_turns", None)
             loop = AgentgymLoop(
                 self.server_manager, self.tokenizer,
-                max_turns=int(getattr(multi_turn, "max_assistant_turns", None) or 8),
+                max_turns=int(asked) if asked else None,  # None: the env spec's limit
                 response_length=int(rollout.response_length),
             )
-            env = make(str(row["env_id"]))
+            env = loop.make_env(str(row["env_id"]))
             try:
                 result = await loop.run(env, sampling_params, task_id=row.get("task_id"),
                                         seed=row.get("seed"))

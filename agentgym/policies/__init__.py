@@ -15,12 +15,15 @@ from ..models import load_model_and_tokenizer
 from .base import EpisodeContext, Generation, Policy, SamplingParams, derive_seed
 from .fake import FakePolicy, FakeTokenizer, LogNormalLatency
 from .loader import load_policy, parse_policy_spec
+from .trainable import TrainablePolicy, load_trainable_policy, trainable_backends
 
 _LAZY = {
     "HFPolicy": ".hf",
     "HFVisionPolicy": ".hf_vision",
     "VisionChatFormat": ".vision",
+    "cache_argument": ".hf_decode",
     "image_inputs": ".vision",
+    "output_cache": ".hf_decode",
 }
 """The in-process backends, imported on first use (loading the plugins imports none)."""
 
@@ -34,12 +37,17 @@ __all__ = [
     "LogNormalLatency",
     "Policy",
     "SamplingParams",
+    "TrainablePolicy",
     "VisionChatFormat",
+    "cache_argument",
     "derive_seed",
     "image_inputs",
     "load_model_and_tokenizer",
     "load_policy",
+    "load_trainable_policy",
+    "output_cache",
     "parse_policy_spec",
+    "trainable_backends",
 ]
 
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import PolicyError
+from ..settings import DEFAULT_DEVICE, resolve_device
 from .base import EpisodeContext, Generation, Policy, SamplingParams
 
 logger = logging.getLogger(__name__)
@@ -44,6 +45,14 @@ class _Pending:
         return (s.temperature, s.top_p, s.top_k)
 
 
+def _module_device(model: Any) -> str:
+    """The device of a module's first parameter (``cpu`` for a module without any)."""
+    try:
+        return str(next(model.parameters()).device)
+    except (AttributeError, StopIteration, TypeError):
+        return "cpu"
+
+
 class HFPolicy(Policy):
     """A causal LM from transformers, default SmolLM2-135M-Instruct from the fp32 cache."""
 
@@ -54,7 +63,7 @@ class HFPolicy(Policy):
         model: Any = "smollm2-135m",
         tokenizer: Any = None,
         *,
-        device: str = "cpu",
+        device: str = DEFAULT_DEVICE,
         max_batch_size: int = 16,
         batch_wait_ms: float = 5.0,
         timeout_s: float = 600.0,
@@ -70,15 +79,17 @@ class HFPolicy(Policy):
         if isinstance(model, str):
             from ..models import load_model_and_tokenizer
 
-            if device == "auto":
-                import torch
-
-                device = "cuda" if torch.cuda.is_available() else "cpu"
+            device = resolve_device(device)
             self.model_name = model
             model, loaded_tokenizer = load_model_and_tokenizer(model, device=device)
             tokenizer = tokenizer or loaded_tokenizer
         else:
             self.model_name = getattr(getattr(model, "config", None), "_name_or_path", "module")
+            if device in (None, "auto"):  # a module is already placed: report where it is
+                device = _module_device(model)
+        self.device: str = device
+        """Where the model runs: ``device`` resolved by :func:`agentgym.settings.resolve_device`
+        when loaded by name; a given module's own device (or the one named) otherwise."""
         if tokenizer is None:
             raise PolicyError("HFPolicy needs a tokenizer when given a model object")
         self.model = model
@@ -107,8 +118,14 @@ class HFPolicy(Policy):
 
     @classmethod
     def from_spec(cls, arg: str | None = None, **options: Any) -> HFPolicy:
-        """``hf:NAME_OR_PATH?device=cpu&max_batch_size=16&batch_wait_ms=5&num_threads=1``."""
+        """``hf:NAME_OR_PATH?device=auto&max_batch_size=16&batch_wait_ms=5&num_threads=1``."""
         return cls(arg or "smollm2-135m", **options)
+
+    @classmethod
+    def from_module(cls, model: Any, tokenizer: Any, **options: Any) -> HFPolicy:
+        """Decode from ``model`` itself (a trainer's module: its updates are seen at once);
+        the ``trainable`` factory of :mod:`agentgym.policies.trainable`."""
+        return cls(model, tokenizer, **options)
 
     # -- weights -------------------------------------------------------------------------------
 

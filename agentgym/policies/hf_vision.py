@@ -17,6 +17,7 @@ import re
 from typing import Any
 
 from ..errors import PolicyError, missing_extra
+from ..settings import DEFAULT_DEVICE, resolve_device
 from .hf import HFPolicy, _Pending
 from .vision import VisionChatFormat, image_inputs
 
@@ -48,13 +49,10 @@ class HFVisionPolicy(HFPolicy):
 
     name = "hf-vision"
 
-    def __init__(self, model: Any, processor: Any = None, *, device: str = "cpu",
+    def __init__(self, model: Any, processor: Any = None, *, device: str = DEFAULT_DEVICE,
                  **options: Any) -> None:
         if isinstance(model, str):
-            if device == "auto":
-                import torch
-
-                device = "cuda" if torch.cuda.is_available() else "cpu"
+            device = resolve_device(device)  # the one decision; the base class gets the result
             model_name = model
             model, processor = load_vision_model(model, device=device)
         else:
@@ -68,10 +66,15 @@ class HFVisionPolicy(HFPolicy):
 
     @classmethod
     def from_spec(cls, arg: str | None = None, **options: Any) -> HFVisionPolicy:
-        """``hf-vision:PATH_OR_FACTORY?device=cpu&max_batch_size=8``."""
+        """``hf-vision:PATH_OR_FACTORY?device=auto&max_batch_size=8``."""
         if not arg:
             raise PolicyError("hf-vision needs a model: hf-vision:PATH or hf-vision:pkg.mod:fn")
         return cls(arg, **options)
+
+    @classmethod
+    def from_module(cls, model: Any, processor: Any, **options: Any) -> HFVisionPolicy:
+        """Decode from ``model`` with its ``processor`` (a trainer's module, shared)."""
+        return cls(model, processor, **options)
 
     def chat_format(self) -> VisionChatFormat:
         """The format that expands the episode's images into the model's placeholders."""

@@ -29,11 +29,13 @@ def agentgym_register_policies(register: NamedRegistrar) -> None:
         "hf",
         f"{base}.hf:HFPolicy.from_spec",
         description="In-process transformers model; batches concurrent requests; exact tokens.",
+        trainable=f"{base}.hf:HFPolicy.from_module",
         available=lambda: _has("torch") and _has("transformers"),
     )
     register(
         "hf-vision",
         f"{base}.hf_vision:HFVisionPolicy.from_spec",
+        trainable=f"{base}.hf_vision:HFVisionPolicy.from_module",
         description="In-process transformers vision-language model (SmolVLM/Idefics3) through "
         "AutoProcessor; screenshots become image tokens; exact tokens.",
         available=lambda: _has("torch") and _has("transformers") and _has("PIL"),

@@ -18,6 +18,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from typing import Any
 
+from ..errors import ConfigError
 from ..policies.base import Policy, derive_seed
 from ..policies.loader import load_policy
 from .episode import Episode, EpisodeRequest, RolloutConfig
@@ -64,7 +65,8 @@ class Engine:
         self.max_concurrency = max_concurrency or num_envs
         self.backend = backend
         if worker_factory is None:
-            worker_factory = _factory_for(backend, env_id, env_kwargs or {})
+            worker_factory = _factory_for(backend, env_id,
+                                          _with_turn_limit(env_kwargs, self.config.max_turns))
         self.pool = EnvPool(worker_factory, num_envs)
         self.stats = EngineStats()
         self._tracker = BusyTracker()
@@ -222,6 +224,21 @@ class Engine:
 async def _signal_when_done(lanes: list[asyncio.Task[None]], out: asyncio.Queue[Any]) -> None:
     await asyncio.gather(*lanes, return_exceptions=True)
     await out.put(None)
+
+
+def _with_turn_limit(env_kwargs: dict[str, Any] | None, max_turns: int | None) -> dict[str, Any]:
+    """``env_kwargs`` with the run's turn limit for :func:`agentgym.make`, which enforces it.
+
+    A custom ``worker_factory`` makes its envs itself (with the limit it wants).
+    """
+    kwargs = dict(env_kwargs or {})
+    if max_turns is None:
+        return kwargs
+    given = kwargs.setdefault("max_turns", max_turns)
+    if given != max_turns:
+        raise ConfigError(f"two turn limits: env_kwargs max_turns={given!r} and "
+                          f"RolloutConfig.max_turns={max_turns!r}")
+    return kwargs
 
 
 def _factory_for(backend: str, env_id: str, env_kwargs: dict[str, Any]) -> WorkerFactory:

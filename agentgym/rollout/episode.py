@@ -9,7 +9,9 @@ episode's wall-clock deadline. Failures are classified once here:
   :class:`~agentgym.errors.InfrastructureError` raised): ``aborted`` with the reason prefixed
   ``infrastructure:``, and the env worker is replaced;
 - policy raised or hung: ``aborted`` (the env stays healthy);
-- turn, token or wall-clock limit reached: ``truncated`` with the reason.
+- token or wall-clock limit reached: ``truncated`` with the reason; the turn limit is the env's
+  (the :class:`~agentgym.TurnLimit` wrapper ``make`` applies truncates the step that reaches it,
+  and its reason is recorded), so episodes never count turns themselves.
 """
 
 from __future__ import annotations
@@ -45,8 +47,9 @@ class EpisodeRequest:
 class RolloutConfig:
     """Per-episode limits, timeouts and sampling shared by every episode of a run."""
 
-    max_turns: int = 10
-    """Model turns per episode; reaching it truncates."""
+    max_turns: int | None = None
+    """Model turns per episode, passed to :func:`agentgym.make` (None: the env spec's, else
+    :data:`agentgym.settings.DEFAULT_MAX_TURNS`); the env's TurnLimit truncates at it."""
     max_tokens: int = 4096
     """Total sequence length (prompt, generated and env tokens); reaching it truncates."""
     episode_timeout_s: float = 600.0
@@ -254,10 +257,6 @@ class Episode:
         role = self.config.observation_role
         if role == "auto":
             role = "tool" if info.get("tool_results") or gen.tool_calls else "user"
-        if t.turns >= self.config.max_turns:
-            t.final_observation = obs.get("text", "")
-            self._end(truncated=True, reason=f"turn limit {self.config.max_turns}")
-            return
         message = self._observe(obs, role)
         history = REPLACE_CONTEXT if info.get("context") == "replace" else self.config.history
         if history is not None:

@@ -207,9 +207,8 @@ def record_experts(
         done = store.done_keys()
         todo = [i for i in ids if (i, 0) not in done]
         counts = {"episodes": 0, "successful": 0, "skipped": len(ids) - len(todo)}
-        spec = agentgym.spec(env_id)
-        config = RolloutConfig(max_turns=spec.max_turns or 10)
-        engine = Engine(env_id, policy, config=config, num_envs=num_envs, env_kwargs=kwargs)
+        engine = Engine(env_id, policy, config=RolloutConfig(), num_envs=num_envs,
+                        env_kwargs=kwargs)  # make() applies the spec's turn limit
         try:
             for traj in engine.run([EpisodeRequest(task_id=i, group_id="expert") for i in todo]):
                 store.append(traj)

@@ -1,32 +1,13 @@
-"""The one owner of a run's turn limit: what was asked, else the env spec's, else a default.
+"""The run's turn limit, as the rollout package exports it: see :mod:`agentgym.settings`.
 
-``agentgym eval --max-turns``, the trainer's ``max_turns`` and anything else that runs episodes
-resolve the limit here and pass it both to :func:`agentgym.make` (whose
-:class:`~agentgym.TurnLimit` wrapper it raises or lowers) and to the engine's
-:class:`~agentgym.rollout.RolloutConfig`.
-
->>> resolve_max_turns(None, 6), resolve_max_turns(3, 6), resolve_max_turns(20, 6)
-(6, 3, 20)
->>> resolve_max_turns(0, None) == DEFAULT_MAX_TURNS
-True
+:func:`resolve_max_turns` (what was asked, else the env spec's, else :data:`DEFAULT_MAX_TURNS`)
+is the one function that decides it; :func:`agentgym.make`'s :class:`~agentgym.TurnLimit`
+wrapper is the one place that enforces it. The engine passes ``RolloutConfig.max_turns`` to
+``make`` and counts nothing itself.
 """
 
 from __future__ import annotations
 
-from ..errors import ConfigError
-
-DEFAULT_MAX_TURNS = 10
-"""Turn limit of an env whose spec sets none, when the run does not ask for one."""
-
-
-def resolve_max_turns(asked: int | None, spec_limit: int | None) -> int:
-    """``asked`` when set (``None`` or 0 mean unset), else ``spec_limit``, else the default.
-
-    Raises :class:`~agentgym.errors.ConfigError` for a negative limit.
-    """
-    if asked is not None and asked < 0:
-        raise ConfigError(f"max_turns must be at least 1, got {asked}")
-    return asked or spec_limit or DEFAULT_MAX_TURNS
-
+from ..settings import DEFAULT_MAX_TURNS, resolve_max_turns
 
 __all__ = ["DEFAULT_MAX_TURNS", "resolve_max_turns"]

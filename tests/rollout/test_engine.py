@@ -160,4 +160,4 @@ def test_unknown_backend(counter_env: str, backend: str) -> None:
 
 def test_rollout_config_defaults() -> None:
     cfg = RolloutConfig()
-    assert cfg.max_turns == 10 and cfg.sampling.temperature == 1.0
+    assert cfg.max_turns is None and cfg.sampling.temperature == 1.0  # None: make() decides
