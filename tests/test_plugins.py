@@ -45,6 +45,7 @@ GOOD = """
 
 @pytest.fixture
 def fake_plugins(tmp_path, monkeypatch, fresh_plugins):
+    monkeypatch.delenv("AGENTGYM_LOAD_PLUGINS", raising=False)  # the suite's own list (conftest)
     _install_fake_dist(
         tmp_path,
         "fake_plugins",
@@ -213,3 +214,35 @@ class PlainEnv(AgentEnv):
 
     def _step(self, action):
         return make_observation("bye"), 1.0, True, False, {}
+
+
+BROKEN_THIRD_PARTY = "raise RuntimeError('a third-party plugin broken at import')\n"
+
+
+def test_a_broken_third_party_plugin_does_not_break_our_suite(tmp_path):
+    """Item 11 of issue 25: the suite turns PluginWarning into an error, so it must not load
+    plugins it did not install. A broken plugin on sys.path (a dist-info of its own) breaks a
+    plain ``list_envs`` under that filter, and leaves the project's own tests green."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    _install_fake_dist(tmp_path, "someone_elses_plugin", {"someone-else": "broken_3p"},
+                       {"broken_3p": BROKEN_THIRD_PARTY})
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTGYM_")}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tmp_path), env.get("PYTHONPATH")]))
+    root = Path(__file__).resolve().parents[1]
+    control = subprocess.run(
+        [sys.executable, "-c", "import warnings, agentgym\n"
+         "warnings.simplefilter('error', agentgym.PluginWarning)\nagentgym.list_envs()"],
+        capture_output=True, text=True, env=env, cwd=root, timeout=300)
+    assert control.returncode != 0  # the plugin is found, and it is broken
+    assert "'someone-else' skipped: RuntimeError: a third-party plugin broken" in control.stderr
+    suite = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+         "tests/test_registry.py::test_make_by_id_alias_and_unversioned",
+         "tests/test_plugins.py::test_plugin_manager_is_not_built_at_import"],
+        capture_output=True, text=True, env=env, cwd=root, timeout=300)
+    assert suite.returncode == 0, suite.stdout[-3000:] + suite.stderr[-3000:]
+    assert "2 passed" in suite.stdout
