@@ -318,3 +318,25 @@ def test_trainers_name_no_policy_class_and_copy_no_helper():
         for banned in ("HFPolicy(", "HFVisionPolicy(", "def load_entry_point",
                        "importlib.import_module(module)"):
             assert banned not in text, f"{path.name} has {banned!r}"
+
+
+# -- docs agree with the code (item 9) ---------------------------------------------------------
+
+
+def test_docs_say_aborted_episodes_are_not_scored():
+    """docs/rollout.md, the README and ``summarize`` tell the same story: an aborted episode is
+    reported apart and never scored as a failure."""
+    from pathlib import Path
+
+    from agentgym.rollout import Trajectory
+    from agentgym.rollout.metrics import summarize
+
+    root = Path(__file__).resolve().parents[1]
+    rollout_doc = (root / "docs" / "rollout.md").read_text(encoding="utf-8")
+    readme = " ".join((root / "README.md").read_text(encoding="utf-8").split())
+    assert "count as failures" not in rollout_doc
+    assert "are not scored" in rollout_doc and "never scored as failures" in readme
+    won = Trajectory(task_id="a", terminated=True, reward=1.0, info={"success": True})
+    aborted = Trajectory(task_id="b", aborted=True, reason="infrastructure: container died")
+    metrics = summarize([won, aborted])
+    assert (metrics["success_rate"], metrics["episodes"], metrics["aborted"]) == (1.0, 1, 1)
