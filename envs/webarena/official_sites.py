@@ -40,6 +40,9 @@ ENV_VARS = {"shopping": "WA_SHOPPING", "shopping_admin": "WA_SHOPPING_ADMIN",
 MAP_PORTS = (8080, 8085, 5000, 5001, 5002)
 """Ports of WebArena's map services beside the map site (tiles, Nominatim, OSRM x3)."""
 SITE_KEYS = frozenset(ENV_VARS)
+CONFIG_KEYS = frozenset({"sites", "map_origins", "storage_states", "reset", "auth_dir",
+                         "task_file"})
+"""Keys of a sites file besides the sites."""
 
 
 class SitesNotConfigured(EnvError, MissingExtra):
@@ -109,8 +112,10 @@ def resolve(sites: Mapping[str, Any] | str | Path | None, config: Mapping[str, A
     urls = data.get("sites", data)
     if not isinstance(urls, Mapping):
         raise EnvError("sites must map site names to URLs")
-    urls = {k: str(v).rstrip("/") for k, v in urls.items() if k in SITE_KEYS and v}
-    unknown = [k for k in data.get("sites", {}) if k not in SITE_KEYS]
+    given = dict(urls) if "sites" in data else {k: v for k, v in data.items()
+                                                  if k not in CONFIG_KEYS}
+    unknown = [k for k in given if k not in SITE_KEYS]
+    urls = {k: str(v).rstrip("/") for k, v in given.items() if k in SITE_KEYS and v}
     if unknown or not urls:
         raise EnvError(f"unknown or missing sites {unknown or list(urls)}; "
                        f"known: {', '.join(sorted(SITE_KEYS))}")

@@ -15,7 +15,7 @@ def register_webarena(register: EnvRegistrar) -> None:
         max_turns=15,
         tasks="agentgym.envs.webarena.env:load_env_tasks",
         description="Offline: stand-in tasks (165 test, 660 train) on six bundled sites. With "
-        "WebArena servers (--sites, WA_*): WebArena-Lite's 165 official tasks.",
+        "WebArena servers (--sites, WA_*): WebArena-Lite's 165 official tasks, ids 0-164.",
     )
     register(
         "web/webarena-v0",
@@ -25,8 +25,8 @@ def register_webarena(register: EnvRegistrar) -> None:
         max_turns=30,
         kwargs={"task_set": "webarena"},
         tasks="agentgym.envs.webarena.official:load_webarena",
-        description="WebArena's 812 official tasks on your WebArena servers (--sites, WA_*); "
-        "the [webarena] extra.",
+        description="WebArena's 812 official tasks (ids 0-811) on your WebArena servers "
+        "(--sites, WA_*); needs the webarena extra.",
     )
     register(
         "web/webarena-verified-v0",
@@ -36,6 +36,6 @@ def register_webarena(register: EnvRegistrar) -> None:
         max_turns=30,
         kwargs={"task_set": "webarena-verified"},
         tasks="agentgym.envs.webarena.official:load_verified",
-        description="WebArena-Verified's 812 tasks, hard subset as a split, on your WebArena "
-        "servers; the [webarena] extra.",
+        description="WebArena-Verified's 812 tasks (ids 0-811; splits hard, non-hard; test = "
+        "both) on your WebArena servers; needs the webarena extra.",
     )
