@@ -58,7 +58,8 @@ def _families_table(specs: list[Any]) -> Table:
     for s in specs:
         families.setdefault(s.family, []).append(s)
     for name in sorted(families):
-        table.add_row(name, str(len(families[name])), ", ".join(_id_summary(families[name])))
+        table.add_row(name or "-", str(len(families[name])),
+                      ", ".join(_id_summary(families[name])))
     return table
 
 
@@ -81,7 +82,7 @@ def _envs_table(specs: list[Any], title: str, width: int) -> Table:
     for s, splits, aliases in rows:
         if s.family != family:
             family = s.family
-            table.add_row(f"[bold]{family}[/]")
+            table.add_row(f"[bold]{family or '-'}[/]")
         table.add_row(s.id, splits, aliases, *([s.description] if room >= 20 else []))
     return table
 

@@ -50,6 +50,16 @@ def _env_kwargs(pairs: list[str]) -> dict[str, Any]:
     return out
 
 
+def written(out: Any) -> str:
+    """What ``eval --out`` wrote, naming the viewer a person opens (an absolute path)."""
+    names = [n for n in ("results.json", "report.md", "report.png") if (out / n).is_file()]
+    text = f"wrote {', '.join(f'{out}/{n}' for n in names)}"
+    index = out / "viewer" / "index.html"
+    if index.is_file():
+        text += f"\ntrajectory viewer (open in a browser): {index.resolve()}"
+    return text
+
+
 @app.command("eval")
 def eval_cmd(
     env_id: str,
@@ -95,9 +105,8 @@ def eval_cmd(
     """
     from pathlib import Path
 
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from ..rollout.evaluate import EvalConfig, clear_outputs, run_eval
+    from .eval_progress import EvalProgress
 
     env_kwargs = _env_kwargs(env_arg or [])
     if sites is not None:
@@ -114,24 +123,10 @@ def eval_cmd(
                          episode_timeout_s=max(600.0, 2 * policy_timeout), env_kwargs=env_kwargs)
     if overwrite and out:
         clear_outputs(Path(out))
-    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TextColumn("success {task.fields[wins]}  aborted {task.fields[aborted]}"),
-               TimeElapsedColumn())
-    state = {"wins": 0, "aborted": 0}
-    bar = Progress(*columns, console=err_console)
-    job = bar.add_task(f"eval {env_id}", total=None, wins=0, aborted=0)
-
-    def on_start(total: int, skipped: int) -> None:  # after the checks: errors come bar-less
-        bar.update(job, total=total, completed=skipped)
-        bar.start()
-
-    def progress(traj: Any) -> None:
-        state["wins"] += int(traj.success and not traj.aborted)
-        state["aborted"] += int(traj.aborted)
-        bar.update(job, advance=1, wins=state["wins"], aborted=state["aborted"])
-
-    try:
-        results = run_guarded(run_eval, config, progress=progress, on_start=on_start)
+    bar = EvalProgress(f"eval {env_id}", err_console)
+    try:  # the bar starts after the checks: their errors come bar-less
+        results = run_guarded(run_eval, config, progress=bar.finished, on_start=bar.started,
+                              on_turn=bar.turn)
     except KeyboardInterrupt:
         bar.stop()
         hint = f"; continue with the same command and --resume (stored in {out})" if out else ""
@@ -150,7 +145,7 @@ def eval_cmd(
                       f"SOP {sop['sop']:.3f} (TSR {sop['tsr']:.3f}, PG {sop['pg']:.3f}) "
                       f"beside online success {m['success_rate']:.3f}", highlight=False)
     if out:
-        console.print(f"wrote {out}/results.json and {out}/report.md")
+        console.print(written(Path(out)), highlight=False)
     if m["aborted"]:
         reasons = "; ".join(m["abort_reasons"][:3])
         if not m["episodes"]:

@@ -20,6 +20,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from ..registry import make, spec
 from .engine import Engine
 from .episode import EpisodeRequest, RolloutConfig
 from .limits import resolve_max_turns
+from .live import LiveEpisodes, WatchedPolicy
 from .metrics import per_task, summarize
 from .store import TrajectoryStore
 from .trajectory import Trajectory
@@ -204,8 +206,14 @@ def clear_outputs(out: Path) -> None:
 async def arun_eval(
     config: EvalConfig, *, policy: Policy | None = None, progress: ProgressCallback | None = None,
     on_start: Callable[[int, int], None] | None = None,
+    on_turn: Callable[[LiveEpisodes], None] | None = None,
 ) -> dict[str, Any]:
-    """Run the evaluation and return the results dict (also written to ``out``)."""
+    """Run the evaluation and return the results dict (also written to ``out``).
+
+    ``on_turn`` is called with the run's :class:`~agentgym.rollout.live.LiveEpisodes` after
+    every model turn and every finished episode (turns, tokens/s and estimates per running
+    episode, for a progress display).
+    """
     env_spec = spec(config.env_id)
     check_backend(config.backend)
     max_turns = resolve_max_turns(config.max_turns, env_spec.max_turns)
@@ -218,7 +226,18 @@ async def arun_eval(
     the_policy = policy or load_policy(config.policy)
     try:
         await the_policy.acheck()
-        return await _run(config, env_spec.id, the_policy, settings, progress, on_start)
+        live = LiveEpisodes(settings["max_turns"], config.num_envs) if on_turn else None
+        watched = the_policy if live is None or on_turn is None else WatchedPolicy(
+            the_policy, live, lambda: on_turn(live))
+
+        def finished(traj: Trajectory) -> None:
+            if live is not None and on_turn is not None:
+                live.episode_done((traj.task_id, traj.sample_idx))
+                on_turn(live)
+            if progress is not None:
+                progress(traj)
+
+        return await _run(config, env_spec.id, watched, settings, finished, on_start)
     finally:
         if policy is None:  # we made it, we release it (stops decode threads promptly)
             await the_policy.aclose()
@@ -277,12 +296,17 @@ async def _run(
     metrics = summarize(trajs, config.k)
     metrics["wall_s"] = wall
     metrics["engine"] = engine.stats.to_dict()
+    from .. import __version__
+
     results = {
+        "agentgym_version": __version__,
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "config": {**asdict(config), "env_id": env_id, "temperature": settings["temperature"],
                    "max_turns": settings["max_turns"]},
         "policy": the_policy.describe(),
         "metrics": metrics,
         "per_task": per_task(trajs),
+        "end_reasons": end_reasons(trajs),
     }
     if out is not None:
         from .report import write_results
@@ -291,11 +315,31 @@ async def _run(
     return results
 
 
+def end_reason(traj: Trajectory) -> str:
+    """How an episode ended, in words: ``terminated (success)``, ``terminated (failure)``,
+    the truncation's reason (``turn limit 3 reached``, ``token limit 4096``) or ``aborted: ...``."""
+    if traj.aborted:
+        return f"aborted: {traj.reason}"
+    if traj.truncated:
+        return traj.reason or "truncated"
+    if traj.terminated:
+        return "terminated (success)" if traj.success else "terminated (failure)"
+    return traj.reason or "unfinished"
+
+
+def end_reasons(trajs: list[Trajectory]) -> dict[str, int]:
+    """Episodes per :func:`end_reason`, most frequent first."""
+    counts: dict[str, int] = {}
+    for t in trajs:
+        counts[end_reason(t)] = counts.get(end_reason(t), 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
 def run_eval(config: EvalConfig, **kwargs: Any) -> dict[str, Any]:
     """Sync twin of :func:`arun_eval`."""
     return asyncio.run(arun_eval(config, **kwargs))
 
 
 __all__ = ["EvalConfig", "arun_eval", "build_requests", "check_backend", "check_resume",
-           "clear_outputs", "refuse_existing", "run_eval", "run_settings", "sample_ids",
-           "select_tasks"]
+           "clear_outputs", "end_reason", "end_reasons", "refuse_existing", "run_eval",
+           "run_settings", "sample_ids", "select_tasks"]

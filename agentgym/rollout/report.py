@@ -53,8 +53,9 @@ def _plot(path: Path, results: dict[str, Any], trajs: list[Trajectory]) -> bool:
     return True
 
 
-def render_markdown(results: dict[str, Any], plot_name: str | None) -> str:
-    """The report's Markdown text."""
+def render_markdown(results: dict[str, Any], plot_name: str | None,
+                    viewer: str | None = None) -> str:
+    """The report's Markdown text (``viewer``: the trajectory viewer's path, relative)."""
     c, m = results["config"], results["metrics"]
     low, high = m["success_ci95"]
     rate = f"{m['success_rate']:.1%}" if m["episodes"] else "-"
@@ -65,6 +66,9 @@ def render_markdown(results: dict[str, Any], plot_name: str | None) -> str:
         f"- policy: `{c['policy']}` ({results['policy'].get('class', '')})",
         f"- split: `{c['split']}`, tasks: {m['tasks']}, samples per task: {c['k']}, "
         f"temperature: {c['temperature']}",
+        f"- agentgym {results.get('agentgym_version', '?')}, {results.get('created', '?')}",
+        *([f"- trajectories: [{viewer}]({viewer}) (every episode, step by step)"]
+          if viewer else []),
         "",
         "| metric | value |",
         "| --- | --- |",
@@ -85,6 +89,10 @@ def render_markdown(results: dict[str, Any], plot_name: str | None) -> str:
         lines += ["Aborted episodes are infrastructure failures (a dead server, a killed "
                   "container), left out of every figure above. Reasons:", "",
                   *[f"- {r}" for r in m["abort_reasons"]], ""]
+    ends = results.get("end_reasons") or {}
+    if ends:
+        lines += ["## How episodes ended", "", "| end | episodes |", "| --- | --- |",
+                  *[f"| {reason} | {count} |" for reason, count in ends.items()], ""]
     if plot_name:
         lines += [f"![results]({plot_name})", ""]
     lines += ["## Per task", "",
@@ -98,18 +106,21 @@ def render_markdown(results: dict[str, Any], plot_name: str | None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_results(out: Path, results: dict[str, Any], trajs: list[Trajectory]) -> None:
-    """Write ``results.json``, ``report.md``, ``report.png`` and, for episodes with images, the
-    trajectory viewer (``viewer/index.html``) into ``out``."""
+def write_results(out: Path, results: dict[str, Any], trajs: list[Trajectory]) -> list[Path]:
+    """Write ``results.json``, ``report.md``, ``report.png`` (with matplotlib) and the
+    trajectory viewer (``viewer/index.html``: one page per episode, screenshots when the
+    observations have images) into ``out``; return the paths written, the viewer's index last.
+    """
     out.mkdir(parents=True, exist_ok=True)
-    (out / "results.json").write_text(json.dumps(results, indent=2, default=str) + "\n")
+    written = [out / "results.json"]
+    written[0].write_text(json.dumps(results, indent=2, default=str) + "\n")
     plot = "report.png" if _plot(out / "report.png", results, trajs) else None
-    (out / "report.md").write_text(render_markdown(results, plot))
-    from .viewer import has_images
-
-    if has_images(trajs):  # screenshots (web, GUI): an HTML page per episode + index
-        env_id = str(results.get("config", {}).get("env_id", ""))
-        viewer_for(env_id)(out / "viewer", trajs, image_root=out / "trajectories")
+    env_id = str(results.get("config", {}).get("env_id", ""))
+    index = viewer_for(env_id)(out / "viewer", trajs, image_root=out / "trajectories")
+    viewer = Path(index).relative_to(out).as_posix()
+    (out / "report.md").write_text(render_markdown(results, plot, viewer))
+    written += [out / "report.md", *([out / plot] if plot else []), Path(index)]
+    return written
 
 
 def viewer_for(env_id: str) -> Callable[..., Path]:
