@@ -3,15 +3,21 @@
 Each step is ``{"type": ..., "parameters": {...}}``:
 
 =================  ==========================================================================
-``launch``         ``command`` (argv list): start an app on the desktop
+``launch``         ``command`` (argv list): start an app on the desktop; ``private``: it also
+                   gets the private folder (``$AGENTGYM_STATE_DIR``) its scorer reads
 ``open``           ``path`` (relative to home) and optional ``app`` (argv, default xdg-open)
 ``execute``        ``command`` (argv): run to completion in home; a non-zero exit fails
 ``file``           ``path`` (relative to home) and ``content`` (text): write a file
-``wait_file``      ``path`` (relative to home) and ``timeout``: wait until the file exists
+``wait_file``      ``path`` (relative to home, or to the private folder with ``private``) and
+                   ``timeout``: wait until the file exists
 ``sleep``          ``seconds``
 ``wait_window``    ``name`` (regex) and ``timeout``: wait until a visible window matches
 ``activate_window`` ``name`` (regex): raise and focus the first matching window
 =================  ==========================================================================
+
+Every app runs in the desktop's jail (see :mod:`._desktop_jail`); a step cannot opt out.
+The steps work on any :class:`SetupTarget` (the desktop sandbox is one): this module does not
+import the sandbox, so the two form no import circle.
 """
 
 from __future__ import annotations
@@ -20,12 +26,29 @@ import subprocess
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from agentgym.sandbox import SandboxError, check_relative
+from agentgym.sandbox import RunResult, SandboxError, check_relative
 
-if TYPE_CHECKING:
-    from .desktop import DesktopSandbox
+
+class SetupTarget(Protocol):
+    """What the setup steps need of a desktop."""
+
+    home: Path
+    private_dir: Path
+    apps: list[subprocess.Popen[bytes]]
+
+    def environ(self) -> dict[str, str]:
+        """Environment of the desktop's X clients."""
+
+    def launch(self, argv: Sequence[str], *, private: bool = False) -> subprocess.Popen[bytes]:
+        """Start an app in the desktop's jail."""
+
+    def run(self, command: list[str]) -> RunResult:
+        """Run a command to completion on the desktop."""
+
+    def own(self, path: Path) -> None:
+        """Hand a file the host wrote to the desktop's uid."""
 
 
 class SetupError(SandboxError):
@@ -40,21 +63,21 @@ def _argv(value: Any, step: str) -> list[str]:
     return value
 
 
-def _home_path(desktop: DesktopSandbox, rel: Any) -> Path:
+def _home_path(desktop: SetupTarget, rel: Any) -> Path:
     try:
         return desktop.home / check_relative(str(rel))
     except ValueError as e:
         raise SetupError(str(e)) from e
 
 
-def find_windows(desktop: DesktopSandbox, name: str) -> list[str]:
+def find_windows(desktop: SetupTarget, name: str) -> list[str]:
     """Ids of the visible windows whose name matches the regex ``name``."""
     done = subprocess.run(["xdotool", "search", "--onlyvisible", "--name", name],
                           capture_output=True, text=True, env=desktop.environ(), timeout=10)
     return done.stdout.split()
 
 
-def wait_window(desktop: DesktopSandbox, name: str, timeout_s: float = 10.0) -> str:
+def wait_window(desktop: SetupTarget, name: str, timeout_s: float = 10.0) -> str:
     """Wait for a visible window whose name matches ``name``; return its id."""
     deadline = time.monotonic() + timeout_s
     while True:
@@ -68,7 +91,7 @@ def wait_window(desktop: DesktopSandbox, name: str, timeout_s: float = 10.0) -> 
         time.sleep(0.05)
 
 
-def run_setup_steps(desktop: DesktopSandbox, steps: Sequence[dict[str, Any]]) -> None:
+def run_setup_steps(desktop: SetupTarget, steps: Sequence[dict[str, Any]]) -> None:
     """Run ``steps`` in order; raise :class:`SetupError` naming the first one that fails."""
     for i, step in enumerate(steps):
         kind = step.get("type") if isinstance(step, dict) else None
@@ -76,11 +99,11 @@ def run_setup_steps(desktop: DesktopSandbox, steps: Sequence[dict[str, Any]]) ->
         where = f"setup step {i} ({kind})"
         if kind == "launch":
             desktop.launch(_argv(params.get("command"), where),
-                           isolate=bool(params.get("isolate", True)))
+                           private=bool(params.get("private", False)))
         elif kind == "open":
             path = _home_path(desktop, params.get("path"))
             app = _argv(params.get("app", ["xdg-open"]), where)
-            desktop.launch([*app, str(path)], isolate=bool(params.get("isolate", True)))
+            desktop.launch([*app, str(path)])
         elif kind == "execute":
             argv = _argv(params.get("command"), where)
             result = desktop.run(["sh", "-c", 'cd "$HOME" && exec "$@"', "sh", *argv])
@@ -88,10 +111,15 @@ def run_setup_steps(desktop: DesktopSandbox, steps: Sequence[dict[str, Any]]) ->
                 raise SetupError(f"{where}: {result.summary()}: {result.stderr[:300]}")
         elif kind == "file":
             path = _home_path(desktop, params.get("path"))
-            path.parent.mkdir(parents=True, exist_ok=True)
+            for parent in reversed(path.relative_to(desktop.home).parents[:-1]):
+                (desktop.home / parent).mkdir(exist_ok=True)
+                desktop.own(desktop.home / parent)
             path.write_text(str(params.get("content", "")), encoding="utf-8")
+            desktop.own(path)
         elif kind == "wait_file":
             path = _home_path(desktop, params.get("path"))
+            if params.get("private"):
+                path = desktop.private_dir / path.relative_to(desktop.home)
             deadline = time.monotonic() + min(float(params.get("timeout", 10)), 60.0)
             while not path.exists():
                 if time.monotonic() > deadline:
@@ -110,4 +138,4 @@ def run_setup_steps(desktop: DesktopSandbox, steps: Sequence[dict[str, Any]]) ->
             raise SetupError(f"{where}: unknown step type")
 
 
-__all__ = ["SetupError", "find_windows", "run_setup_steps", "wait_window"]
+__all__ = ["SetupError", "SetupTarget", "find_windows", "run_setup_steps", "wait_window"]

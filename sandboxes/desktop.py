@@ -10,8 +10,11 @@
   number, so concurrent desktops (threads, processes, other users) never collide.
 - **Apps** start through :meth:`DesktopSandbox.setup` steps shaped like OSWorld's task ``config``
   (``launch``, ``open``, ``execute``, ``sleep``, ``activate_window``, ``wait_window``, ``file``).
-  With bubblewrap present they run without network, on a read-only root, with only the desktop's
-  home folder writable: a model typing into an ``xterm`` cannot touch the host.
+- **Containment** (:mod:`._desktop_jail`): the window manager, every app and everything they
+  start run in bubblewrap as the desktop's own unprivileged uid, with no capabilities, no
+  network, a read-only system, only the desktop's home writable and a cap on processes; Xvfb,
+  x11vnc and the accessibility bus run as that uid too. Xvfb wants the desktop's own cookie.
+  A model typing into an ``xterm`` cannot touch the host or another desktop.
 - **VNC**: ``vnc=True`` starts ``x11vnc`` bound to 127.0.0.1; :attr:`DesktopSandbox.vnc_port`.
 - **Teardown** kills every process of the desktop. Each carries ``AGENTGYM_DESKTOP=<label>``
   (see :mod:`._desktop_reaper`); a watcher process kills them when the owner dies, even from
@@ -28,6 +31,7 @@ import logging
 import os
 import shutil
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -36,6 +40,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from agentgym.errors import InfrastructureError
 from agentgym.sandbox import (
@@ -45,29 +50,32 @@ from agentgym.sandbox import (
     SandboxError,
     SandboxLimits,
     SandboxUnavailable,
+    check_relative,
 )
 
 from . import _desktop_reaper as reaper
 from ._desktop_a11y import a11y_parts, start_a11y_bus
+from ._desktop_jail import (
+    Jail,
+    admit_host_user,
+    allocate_uid,
+    jail_is_root,
+    shared_path,
+    write_openbox_config,
+)
 from ._desktop_setup import run_setup_steps
 
 logger = logging.getLogger(__name__)
 
 
-def _code_under_tmp() -> list[str]:
-    """``--ro-bind`` arguments for the interpreter and code an app needs that live under /tmp.
-
-    The apps' /tmp is a fresh tmpfs; a virtual environment or checkout under /tmp (a CI clone)
-    would vanish behind it, and the app could not start.
-    """
-    roots = {Path(sys.prefix), Path(sys.base_prefix), Path(__file__).resolve().parents[1],
-             *(Path(p) for p in sys.path if p)}
-    keep = sorted({str(r) for r in roots if r.is_dir() and r.resolve().parts[1:2] == ("tmp",)})
-    keep = [k for k in keep if not any(k != o and k.startswith(o + "/") for o in keep)]
-    return [arg for k in keep for arg in ("--ro-bind", k, k)]
-
 class DesktopLost(SandboxError, InfrastructureError):
-    """The desktop's X server or VNC server died: an infrastructure failure, not the model's."""
+    """The desktop's X server died, or a part of it was killed from the host: an infrastructure
+    failure, not the model's."""
+
+
+class DesktopBroken(SandboxError):
+    """A part of the desktop (window manager, VNC server) exited by itself: something done on
+    the desktop, that is by the model, ended it. Scored as the model's failure."""
 
 
 STATE_DIR = Path(tempfile.gettempdir()) / "agentgym-desktops"
@@ -92,7 +100,13 @@ class DesktopConfig:
     vnc: bool = False
     """Start x11vnc on 127.0.0.1 so a person (or the VNC backend) can connect."""
     isolate_apps: bool = True
-    """Run apps under bubblewrap (no network, read-only root) when bwrap is installed."""
+    """Run the window manager and apps in the jail (:mod:`._desktop_jail`); needs bubblewrap.
+    False runs them as the caller with the host's view: for debugging, never for a model."""
+    share: tuple[str, ...] = ()
+    """Host files the apps see read-only at ``shared_path(file)`` (``/opt/agentgym/<name>``):
+    the project's Tk apps, never the checkout around them."""
+    max_processes: int = 512
+    """Processes and threads the desktop may hold (as root, where each desktop has a uid)."""
     accessibility: bool = False
     """Start a private AT-SPI bus (when at-spi2-core is installed) so GTK apps publish their
     widget trees; :attr:`DesktopSandbox.a11y_address` (None when not started)."""
@@ -116,7 +130,6 @@ class DesktopSandbox(Sandbox):
         self.label = f"d{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self.root = Path(tempfile.mkdtemp(prefix=f"agentgym-{self.label}-"))
         self.home = self.root / "home"
-        self.home.mkdir()
         self.display = ""
         self.vnc_port: int | None = None
         self.a11y_address: str | None = None
@@ -125,23 +138,45 @@ class DesktopSandbox(Sandbox):
         self._core: list[subprocess.Popen[bytes]] = []
         self._watcher: subprocess.Popen[bytes] | None = None
         self._state_file = STATE_DIR / f"{self.label}.json"
+        self._uid_lock = -1
         self._bwrap = shutil.which("bwrap") if self.config.isolate_apps else None
-        reaper.reap_orphans(STATE_DIR)
         try:
+            if self.config.isolate_apps and self._bwrap is None:
+                raise SandboxUnavailable("the desktop's jail needs bubblewrap (apt install "
+                                         "bubblewrap), or isolate_apps=False for debugging")
+            STATE_DIR.mkdir(exist_ok=True)
+            reaper.reap_orphans(STATE_DIR)
+            uid = None
+            if jail_is_root() and self.config.isolate_apps:
+                uid, self._uid_lock = allocate_uid(STATE_DIR)
+            self.uid = uid
+            """Host uid of the desktop's processes (None: the caller's own)."""
+            self.jail = Jail(
+                uid=uid, display_socket="", xauthority=self.root / "x" / "Xauthority",
+                home=self.home, runtime=self.root / "run", private=self.root / "private",
+                etc=self.root / "x", share=self.config.share,
+                max_processes=self.config.max_processes, bwrap=self._bwrap or "bwrap")
+            (self.root / "x").mkdir()
+            self.jail.prepare(self.root)
             self._start()
         except BaseException:
             self.close()
             raise
 
+    @property
+    def private_dir(self) -> Path:
+        """Folder bound only into launches with ``private=True``: out of the model's reach."""
+        return self.jail.private
+
     # -- lifecycle ---------------------------------------------------------------------------
 
     def environ(self) -> dict[str, str]:
-        """Environment of every process on this desktop (``DISPLAY``, ``HOME``, the label)."""
+        """Environment of the desktop's clients (``DISPLAY``, ``XAUTHORITY``, ``HOME``...)."""
         env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TERM")}
         env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
         env.update({
-            "DISPLAY": self.display, "HOME": str(self.home), reaper.LABEL_ENV: self.label,
-            "XDG_RUNTIME_DIR": str(self.root),
+            "DISPLAY": self.display, "HOME": str(self.home),
+            "XAUTHORITY": str(self.jail.xauthority), "XDG_RUNTIME_DIR": str(self.jail.runtime),
         })
         if self.a11y_address:
             env["AT_SPI_BUS_ADDRESS"] = self.a11y_address
@@ -152,26 +187,40 @@ class DesktopSandbox(Sandbox):
     def _spawn(self, argv: Sequence[str], *, cwd: Path | None = None,
                stdout: int = subprocess.DEVNULL, pass_fds: tuple[int, ...] = ()
                ) -> subprocess.Popen[bytes]:
-        env = self.environ() if self.display else {**os.environ, reaper.LABEL_ENV: self.label}
+        env = {**self.environ(), reaper.LABEL_ENV: self.label}
+        if not self.display:
+            env.pop("DISPLAY")
         return subprocess.Popen(
-            list(argv), env=env, cwd=cwd or self.home, stdin=subprocess.DEVNULL,
+            list(argv), env=env, cwd=cwd or self.root, stdin=subprocess.DEVNULL,
             stdout=stdout, stderr=subprocess.DEVNULL, pass_fds=pass_fds, start_new_session=True,
         )
 
+    def _host(self, argv: Sequence[str], **kw: Any) -> subprocess.Popen[bytes]:
+        """Start a host-side part (Xvfb, x11vnc, the bus) as the desktop's uid."""
+        return self._spawn(self.jail.host_argv(argv) if self.config.isolate_apps else argv,
+                           **kw)
+
+    def _jailed(self, argv: Sequence[str], *, private: bool = False) -> list[str]:
+        if not self.config.isolate_apps:  # debugging: the shared files at their host paths
+            host = {shared_path(p): p for p in self.jail.share}
+            return [host.get(a, a) for a in argv]
+        return self.jail.sandbox_argv(argv, private=private)
+
     def _start(self) -> None:
-        STATE_DIR.mkdir(exist_ok=True)
-        self._state_file.write_text(json.dumps({"owner": os.getpid(), "label": self.label}))
+        self._state_file.write_text(json.dumps(
+            {"owner": os.getpid(), "label": self.label, "uid": self.uid}))
         self._watcher = subprocess.Popen(
             [sys.executable, "-S", reaper.__file__, str(os.getpid()), self.label,
-             str(self._state_file)],
+             str(self._state_file), str(self.uid or "")],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True,
+            pass_fds=(self._uid_lock,) if self._uid_lock >= 0 else (),
         )
         r, w = os.pipe()
         try:
             size = f"{self.config.width}x{self.config.height}x24"
-            self._core.append(self._spawn(
+            self._core.append(self._host(
                 ["Xvfb", "-displayfd", str(w), "-screen", "0", size, "-nolisten", "tcp",
-                 "+extension", "XTEST"],
+                 "-auth", str(self.jail.xauthority), "-noreset", "+extension", "XTEST"],
                 pass_fds=(w,),
             ))
             os.close(w)
@@ -184,6 +233,8 @@ class DesktopSandbox(Sandbox):
         if not number.isdigit():
             raise SandboxUnavailable("Xvfb did not report a display number")
         self.display = f":{number}"
+        self.jail.display_socket = f"/tmp/.X11-unix/X{number}"
+        admit_host_user(self.display, self.jail.xauthority)
         if self.config.window_manager:
             self._start_window_manager()
         if self.config.accessibility and a11y_parts() is not None:
@@ -193,14 +244,22 @@ class DesktopSandbox(Sandbox):
         logger.debug("desktop %s on %s (vnc %s)", self.label, self.display, self.vnc_port)
 
     def _start_window_manager(self, attempts: int = 3) -> None:
-        """Start the WM and wait until it owns the screen (EWMH check window).
+        """Start the WM in the jail and wait until it owns the screen (EWMH check window).
 
-        openbox sometimes exits at once with "Failed to open the display" on a display that
-        Xvfb has just reported ready: it is started again, up to ``attempts`` times.
+        openbox gets a configuration without a root menu or launcher key. It sometimes exits at
+        once with "Failed to open the display" on a display that Xvfb has just reported ready:
+        it is started again, up to ``attempts`` times.
         """
+        argv = [str(self.config.window_manager)]
+        if Path(argv[0]).name == "openbox":
+            rc, menu = self.root / "x" / "openbox-rc.xml", self.root / "x" / "openbox-menu.xml"
+            jailed = self.config.isolate_apps
+            write_openbox_config(rc, menu, shared_path(menu) if jailed else str(menu))
+            argv += ["--config-file", shared_path(rc) if jailed else str(rc)]
+            self.jail.share = (*self.jail.share, str(rc), str(menu))
         deadline = time.monotonic() + self.config.start_timeout_s
         for attempt in range(attempts):
-            wm = self._spawn([str(self.config.window_manager)])
+            wm = self._spawn(self._jailed(argv))
             while time.monotonic() < deadline and wm.poll() is None:
                 done = subprocess.run(["xprop", "-root", "_NET_SUPPORTING_WM_CHECK"],
                                       env=self.environ(), capture_output=True, text=True)
@@ -226,7 +285,7 @@ class DesktopSandbox(Sandbox):
             self.a11y_address = address
 
         try:
-            self._core.extend(start_a11y_bus(self._spawn, set_address, self.root,
+            self._core.extend(start_a11y_bus(self._host, set_address, self.jail.runtime,
                                              self.config.start_timeout_s))
         except (OSError, TimeoutError, subprocess.SubprocessError) as e:
             logger.warning("desktop %s: no accessibility bus (%s)", self.label, e)
@@ -238,9 +297,9 @@ class DesktopSandbox(Sandbox):
         for _ in range(5):
             port = _free_port()
             # -noshm: a SIGKILLed x11vnc would leak its ~40 SysV segments (the table holds 4096)
-            proc = self._spawn(["x11vnc", "-display", self.display, "-localhost", "-rfbport",
-                                str(port), "-forever", "-shared", "-nopw", "-quiet", "-noxdamage",
-                                "-noshm"])
+            proc = self._host(["x11vnc", "-display", self.display, "-localhost", "-rfbport",
+                               str(port), "-forever", "-shared", "-nopw", "-quiet",
+                               "-noxdamage", "-noshm"])
             deadline = time.monotonic() + self.config.start_timeout_s
             while time.monotonic() < deadline and proc.poll() is None:
                 with socket.socket() as s:
@@ -252,42 +311,65 @@ class DesktopSandbox(Sandbox):
             proc.wait()
         raise SandboxUnavailable("x11vnc did not start")
 
+    def _watched(self) -> list[tuple[str, subprocess.Popen[bytes]]]:
+        parts = [("X server", self._core[0])] if self._core else []
+        if self.config.window_manager and len(self._core) > 1:
+            parts.append(("window manager", self._core[1]))
+        if self.config.vnc and self.vnc_port is not None:
+            parts.append(("VNC server", self._core[-1]))
+        return parts
+
     def alive(self) -> bool:
         """Whether the X server, the window manager and (when asked for) VNC still run."""
-        watched = 2 if self.config.window_manager else 1  # Xvfb, then the WM
-        return len(self._core) >= watched and all(
-            p.poll() is None for p in self._core[:watched]) and (
-            not self.config.vnc or self._core[-1].poll() is None
-        )
+        want = 1 + bool(self.config.window_manager) + bool(self.config.vnc)
+        watched = self._watched()
+        return len(watched) == want and all(p.poll() is None for _, p in watched)
 
     def check_alive(self) -> None:
-        """Raise :class:`DesktopLost` when the X server, WM or VNC server has died."""
-        if self._closed or not self.alive():
-            raise DesktopLost(f"the desktop {self.display or '?'} is gone "
-                              "(X server, window manager or VNC server died)")
+        """Raise when the X server, WM or VNC server is gone.
+
+        :class:`DesktopLost` (infrastructure) when the X server died, or a part was killed by a
+        signal from the host; :class:`DesktopBroken` (the model's doing) when the window
+        manager or VNC server exited by itself, which only something done on the desktop causes
+        (an X client can disconnect any other, e.g. ``xkill``).
+        """
+        if self._closed:
+            raise DesktopLost(f"the desktop {self.display or '?'} is closed")
+        if self.alive():
+            return
+        for what, proc in self._watched():
+            code = proc.poll()
+            if code is None:
+                continue
+            if what == "X server" or code < 0:
+                raise DesktopLost(f"the desktop {self.display or '?'} is gone: its {what} "
+                                  f"died (status {code}; X server, window manager or VNC "
+                                  "server died)")
+            raise DesktopBroken(f"the desktop's {what} exited (status {code}) after something "
+                                "done on the desktop")
+        raise DesktopLost(f"the desktop {self.display or '?'} is gone (X server, window "
+                          "manager or VNC server died)")
 
     # -- apps --------------------------------------------------------------------------------
 
-    def launch(self, argv: Sequence[str], *, isolate: bool = True) -> subprocess.Popen[bytes]:
-        """Start an app on the desktop (under bubblewrap when ``isolate`` and available)."""
+    def launch(self, argv: Sequence[str], *, private: bool = False) -> subprocess.Popen[bytes]:
+        """Start an app on the desktop, in the jail.
+
+        ``private``: the app also sees :attr:`private_dir` (``$AGENTGYM_STATE_DIR``), where a
+        task app writes the state its scorer reads; apps the model opens never get it.
+        """
         self._check_open()
-        command = list(argv)
-        if isolate and self._bwrap:
-            command = [self._bwrap, *self._bwrap_args(), "--", *command]
-        proc = self._spawn(command)
+        proc = self._spawn(self._jailed(argv, private=private), cwd=self.home)
         self.apps.append(proc)
         return proc
 
-    def _bwrap_args(self) -> list[str]:
-        x_socket = f"/tmp/.X11-unix/X{self.display.lstrip(':')}"
-        return ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-                *_code_under_tmp(),
-                "--bind", x_socket, x_socket, "--bind", str(self.root), str(self.root),
-                "--unshare-net", "--unshare-pid", "--unshare-ipc", "--new-session"]
-
     def kill_apps(self) -> None:
-        """Kill every app (and its children), keeping the X server, window manager and VNC."""
-        keep = {p.pid for p in self._core}
+        """Kill every app (and its children), keeping the X server, window manager and VNC.
+
+        Killing an app's bubblewrap ends its pid namespace, so children that dropped the
+        desktop's label go too.
+        """
+        keep = reaper.descendants({p.pid for p in self._core if p.poll() is None})
         for _ in range(10):
             victims = [pid for pid in reaper.pids_with_label(self.label) if pid not in keep]
             if not victims:
@@ -303,12 +385,51 @@ class DesktopSandbox(Sandbox):
         self.apps.clear()
 
     def clear_home(self) -> None:
-        """Empty the home folder (between tasks)."""
-        for child in self.home.iterdir():
-            if child.is_dir() and not child.is_symlink():
-                shutil.rmtree(child, ignore_errors=True)
-            else:
-                child.unlink(missing_ok=True)
+        """Empty the home folder and the private folder (between tasks)."""
+        for folder in (self.home, self.jail.private):
+            for child in folder.iterdir():
+                if child.is_dir() and not child.is_symlink():
+                    shutil.rmtree(child, ignore_errors=True)
+                else:
+                    child.unlink(missing_ok=True)
+
+    def read_home_file(self, rel: str, *, private: bool = False) -> bytes | None:
+        """Bytes of the regular file ``rel`` under the home (or private) folder, or None.
+
+        Every path component is opened with ``O_NOFOLLOW`` relative to its parent: a symlink
+        the model planted (``hello.txt -> /etc/shadow``) is never followed by the host.
+        """
+        try:
+            parts = [p for p in check_relative(rel).split("/") if p not in ("", ".")]
+        except ValueError:
+            return None
+        base = self.jail.private if private else self.home
+        flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
+        try:
+            fd = os.open(base, flags | os.O_DIRECTORY)
+        except OSError:
+            return None
+        try:
+            for part in parts[:-1]:
+                nxt = os.open(part, flags | os.O_DIRECTORY, dir_fd=fd)
+                os.close(fd)
+                fd = nxt
+            leaf = os.open(parts[-1], flags | os.O_NONBLOCK, dir_fd=fd)
+        except OSError:
+            os.close(fd)
+            return None
+        os.close(fd)
+        with os.fdopen(leaf, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                return None
+            return f.read(self.MAX_READ + 1)[: self.MAX_READ]
+
+    def own(self, path: Path) -> None:
+        """Hand ``path`` (written by the host, e.g. a setup ``file`` step) to the desktop's uid."""
+        self.jail.give(path)
+
+    MAX_READ = 16 * 1024 * 1024
+    """Longest file :meth:`read_home_file` returns."""
 
     def setup(self, steps: Sequence[dict[str, object]]) -> None:
         """Run OSWorld-style setup steps (see :mod:`._desktop_setup`); raise on a failed step."""
@@ -321,14 +442,18 @@ class DesktopSandbox(Sandbox):
              limits: SandboxLimits) -> RunResult:
         if not self.alive():
             return RunResult(status=RunStatus.SANDBOX_ERROR, error="the X server is gone")
-        with tempfile.TemporaryDirectory(dir=self.root) as tmp:
+        with tempfile.TemporaryDirectory(dir=self.root, prefix="work-") as tmp:
             work = Path(tmp)
             for rel, content in files.items():
                 (work / rel).parent.mkdir(parents=True, exist_ok=True)
                 (work / rel).write_bytes(content)
+            for path in (work, *work.rglob("*")):
+                self.jail.give(path)
+            argv = (self.jail.sandbox_argv(command, workdir=work)
+                    if self.config.isolate_apps else command)
             t0 = time.monotonic()
             try:
-                done = subprocess.run(command, input=stdin, capture_output=True, cwd=work,
+                done = subprocess.run(argv, input=stdin, capture_output=True, cwd=work,
                                       env=self.environ(), timeout=limits.timeout_s,
                                       start_new_session=True)
             except subprocess.TimeoutExpired:
@@ -356,11 +481,16 @@ class DesktopSandbox(Sandbox):
         super().close()
         self._state_file.unlink(missing_ok=True)
         reaper.kill_label(self.label)
+        if getattr(self, "uid", None) is not None:
+            reaper.kill_uid(int(self.uid))  # type: ignore[arg-type]
         for proc in [*self.apps, *self._core]:
             proc.poll()
         if self._watcher is not None:
             self._watcher.kill()
             self._watcher.wait()
+        if self._uid_lock >= 0:
+            os.close(self._uid_lock)
+            self._uid_lock = -1
         shutil.rmtree(self.root, ignore_errors=True)
 
     def __del__(self) -> None:
@@ -390,4 +520,5 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-__all__ = ["STATE_DIR", "DesktopConfig", "DesktopLost", "DesktopSandbox", "desktop_available"]
+__all__ = ["STATE_DIR", "DesktopBroken", "DesktopConfig", "DesktopLost", "DesktopSandbox",
+           "desktop_available"]

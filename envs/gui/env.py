@@ -6,8 +6,21 @@ the home folder and runs the new task's setup steps). A turn is any action space
 :mod:`.parse`; the observation is the screenshot (PNG, optionally scaled; coordinates in actions
 are in the screenshot's pixels and mapped back) plus text: the cursor, the window list, the Tk
 app's widgets and the last action's error. ``DONE`` or ``FAIL`` ends the episode and runs the
-task's evaluator. A dead X server, VNC server or app (killed by a signal) aborts the episode as an
-infrastructure failure; a malformed action is an error observation and changes nothing.
+task's evaluator. A malformed action is an error observation and changes nothing.
+
+Who is to blame for a fault decides how it ends (a policy under RL must not turn its own
+failure into an unscored episode):
+
+- the X server dying, or a part of the desktop (window manager, VNC server, a task app) killed
+  by a signal from the host, is an infrastructure failure: the episode is ``aborted``;
+- a task app or the window manager that ended by itself, killed from inside the desktop
+  (``kill -9 $PPID`` typed in the task's terminal, ``xkill``), is the model's doing: the episode
+  ends with reward 0, ``success`` False and the reason in ``info["failure"]``.
+
+Bounds: one step runs at most :attr:`DesktopEnv.step_budget_s` seconds (further actions, long
+waits and long typing are cut there, with an error observation) and ``open_app`` starts at most
+:data:`MAX_OPEN_APPS` apps per episode; the desktop caps its processes (see
+:mod:`agentgym.sandboxes._desktop_jail`).
 """
 
 from __future__ import annotations
@@ -21,7 +34,7 @@ from typing import Any, Literal
 
 from agentgym.env import AgentEnv, Observation, StepResult, make_observation
 from agentgym.errors import InfrastructureError, ResetNeeded, TaskError
-from agentgym.sandboxes.desktop import DesktopConfig, DesktopSandbox
+from agentgym.sandboxes.desktop import DesktopBroken, DesktopConfig, DesktopSandbox
 from agentgym.tasks import Task, TaskSet
 from agentgym.tools import Tool, ToolSet
 
@@ -32,7 +45,7 @@ from .evaluators import evaluate
 from .expert import expert_turns
 from .parse import ACTION_SPACES, parse_action
 from .screen import pointer, render_widgets, render_windows, window_list
-from .tasks import STATE_FILE, load_task_set
+from .tasks import APPS_FILE, STATE_FILE, load_task_set
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +64,16 @@ open windows and, for the project's apps, their widgets with their centres. Answ
 APPS = {"xterm": ["xterm"], "terminal": ["xterm"], "mousepad": ["mousepad"],
         "text editor": ["mousepad"], "gnumeric": ["gnumeric"]}
 """Apps ``open_app`` may start."""
+MAX_OPEN_APPS = 4
+"""Apps ``open_app`` may start in one episode; more are refused with an error observation."""
+STEP_BUDGET_S = 20.0
+"""Default wall-time budget of one step."""
+TYPE_CHUNK = 40
+"""Characters typed between two checks of the step budget."""
+
+
+class SelfInflicted(Exception):
+    """A fault caused from inside the desktop, i.e. by the model's own actions."""
 
 _ActionType = Literal["MOVE_TO", "CLICK", "MOUSE_DOWN", "MOUSE_UP", "RIGHT_CLICK",
                       "DOUBLE_CLICK", "DRAG_TO", "SCROLL", "TYPING", "PRESS", "KEY_DOWN",
@@ -87,7 +110,7 @@ class DesktopEnv(AgentEnv):
                  action_space: str = "auto", screen: tuple[int, int] = (1280, 720),
                  screenshot_size: tuple[int, int] | None = None, text_observation: bool = True,
                  settle_s: float = 0.25, tasks: TaskSet | None = None,
-                 accessibility: bool = True) -> None:
+                 accessibility: bool = True, step_budget_s: float = STEP_BUDGET_S) -> None:
         super().__init__()
         if backend not in ("local", "vnc"):
             raise ValueError("backend must be 'local' or 'vnc'")
@@ -100,6 +123,11 @@ class DesktopEnv(AgentEnv):
         self.text_observation, self.settle_s = text_observation, settle_s
         self.accessibility = accessibility
         """Read GTK apps' widget trees over AT-SPI into the text (where at-spi2 is installed)."""
+        if not step_budget_s > 0:
+            raise ValueError("step_budget_s must be positive")
+        self.step_budget_s = float(step_budget_s)
+        """Longest wall time of one step's actions; the rest is cut with an error."""
+        self.opened = 0
         self.task_set = (tasks or load_task_set()).split(split)
         self.tools = ToolSet([Tool.from_function(computer)])
         self.desktop: DesktopSandbox | None = None
@@ -107,6 +135,8 @@ class DesktopEnv(AgentEnv):
         self.task: Task | None = None
         self.done = True
         self.turn = 0
+        self.task_apps = 0
+        """How many of the desktop's apps the task's setup started (the rest: ``open_app``)."""
         self.clicks: list[tuple[int, int]] = []
 
     # -- coordinates -------------------------------------------------------------------------
@@ -143,7 +173,7 @@ class DesktopEnv(AgentEnv):
             return self.desktop, self.backend
         self._close()
         config = DesktopConfig(width=self.screen[0], height=self.screen[1],
-                               vnc=self.backend_name == "vnc",
+                               vnc=self.backend_name == "vnc", share=(str(APPS_FILE),),
                                accessibility=self.accessibility and self.text_observation)
         self.desktop = DesktopSandbox(config)
         if self.backend_name == "vnc":
@@ -153,14 +183,23 @@ class DesktopEnv(AgentEnv):
         return self.desktop, self.backend
 
     def _check_infrastructure(self) -> None:
+        """Raise :class:`InfrastructureError` for faults from outside, :class:`SelfInflicted`
+        for faults caused on the desktop (see the module docstring)."""
         desktop = self.desktop
         if desktop is None:
             raise InfrastructureError("no desktop")
-        desktop.check_alive()
-        for proc in desktop.apps:
+        try:
+            desktop.check_alive()
+        except DesktopBroken as e:
+            raise SelfInflicted(str(e)) from e
+        for proc in desktop.apps[:self.task_apps]:
             code = proc.poll()
-            if code is not None and (code < 0 or code >= 128):
-                raise InfrastructureError(f"the task's app was killed (exit status {code})")
+            if code is not None and code < 0:  # the jail itself was killed: only the host can
+                raise InfrastructureError(f"the task's app was killed from outside the desktop "
+                                          f"(signal {-code})")
+            if code is not None and code >= 128:  # the jail reports a signal inside it
+                raise SelfInflicted(f"the task's app was killed from inside the desktop "
+                                    f"(exit status {code})")
 
     # -- observations ------------------------------------------------------------------------
 
@@ -168,16 +207,17 @@ class DesktopEnv(AgentEnv):
         """The Tk app's state dump, if the task runs one."""
         if self.desktop is None:
             return None
+        raw = self.desktop.read_home_file(STATE_FILE, private=True)
         try:
-            value = json.loads((self.desktop.home / STATE_FILE).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            value = json.loads(raw) if raw is not None else None
+        except ValueError:
             return None
         return value if isinstance(value, dict) else None
 
     def _wait_state_stable(self, quiet_s: float = 0.3, limit_s: float = 5.0) -> None:
         """Wait until a Tk app's dump (widget boxes included) stops changing: the window manager
         may still move the window just after it is mapped."""
-        if self.desktop is None or not (self.desktop.home / STATE_FILE).exists():
+        if self.desktop is None or not (self.desktop.private_dir / STATE_FILE).exists():
             return
         deadline, last, since = time.monotonic() + limit_s, None, time.monotonic()
         while time.monotonic() < deadline:
@@ -236,6 +276,7 @@ class DesktopEnv(AgentEnv):
         except Exception as e:
             raise InfrastructureError(f"task {task.task_id} setup failed: {e}") from e
         self.task, self.done, self.turn, self.clicks = task, False, 0, []
+        self.task_apps, self.opened = len(desktop.apps), 0
         time.sleep(self.settle_s)
         self._wait_state_stable()
         return self._observe(f"Task: {task.prompt}"), self._info()
@@ -249,6 +290,8 @@ class DesktopEnv(AgentEnv):
             prims = [self.to_screen(p) for p in parse_action(action, self.action_format)]
         except InfrastructureError as e:
             return self._abort(str(e))
+        except SelfInflicted as e:
+            return self._fail(str(e))
         except ActionError as e:
             info = self._info(error=str(e))
             return make_observation(f"Error: {e}"), 0.0, False, False, info
@@ -260,22 +303,31 @@ class DesktopEnv(AgentEnv):
             return self._perform(prims)
         except InfrastructureError as e:
             return self._abort(str(e))
+        except SelfInflicted as e:
+            return self._fail(str(e))
 
     def _perform(self, prims: list[Primitive]) -> StepResult:
         assert self.desktop is not None and self.backend is not None and self.task is not None
-        errors, clicks, ending = [], [], None
-        for p in prims:
+        errors: list[str] = []
+        clicks: list[tuple[int, int]] = []
+        ending = None
+        deadline = time.monotonic() + self.step_budget_s
+        for i, p in enumerate(prims):
             if p.kind in TERMINAL:
                 ending = p
                 break
+            if time.monotonic() >= deadline:
+                errors.append(self._over_budget(i, len(prims)))
+                break
             if p.kind == "open_app":
-                argv = APPS.get(p.text.lower())
-                if argv is None:
-                    errors.append(f"unknown app {p.text!r}; known: {', '.join(sorted(APPS))}")
+                error = self._open_app(p.text)
+                if error:
+                    errors.append(error)
                     break
-                self.desktop.launch(argv)
                 continue
-            self.backend.execute(p)
+            if not self._execute_within(p, deadline):
+                errors.append(self._over_budget(i, len(prims)))
+                break
             if p.kind in ("click", "long_press", "swipe") and p.x is not None:
                 clicks.append(self.to_shot(p.x, p.y or 0))
         self.clicks.extend(clicks)
@@ -286,6 +338,47 @@ class DesktopEnv(AgentEnv):
         head = f"Error: {errors[0]}" if errors else f"Done {len(prims)} action(s)."
         info = self._info(clicks=clicks, **({"error": errors[0]} if errors else {}))
         return self._observe(head), 0.0, False, False, info
+
+    def _over_budget(self, done: int, total: int) -> str:
+        return (f"the step's time budget of {self.step_budget_s:g} s was used up: {done} of "
+                f"{total} action(s) done, the rest were not")
+
+    def _open_app(self, name: str) -> str | None:
+        """Start an app for ``open_app``; return an error, or None."""
+        assert self.desktop is not None
+        argv = APPS.get(name.lower())
+        if argv is None:
+            return f"unknown app {name!r}; known: {', '.join(sorted(APPS))}"
+        if self.opened >= MAX_OPEN_APPS:
+            return (f"open_app refused: this episode already opened {self.opened} apps "
+                    f"(at most {MAX_OPEN_APPS})")
+        self.opened += 1
+        self.desktop.launch(argv)
+        return None
+
+    def _execute_within(self, p: Primitive, deadline: float) -> bool:
+        """Run ``p`` without passing ``deadline``; False when it had to be cut."""
+        assert self.backend is not None
+        if p.kind == "wait":
+            left = deadline - time.monotonic()
+            time.sleep(max(0.0, min(p.seconds, left)))
+            return p.seconds <= left
+        if p.kind == "type" and len(p.text) > TYPE_CHUNK:
+            for start in range(0, len(p.text), TYPE_CHUNK):
+                if time.monotonic() >= deadline:
+                    return False
+                self.backend.execute(replace(p, text=p.text[start:start + TYPE_CHUNK]))
+            return True
+        self.backend.execute(p)
+        return True
+
+    def _fail(self, reason: str) -> StepResult:
+        """End the episode as the model's failure (a fault it caused on the desktop)."""
+        self.done = True
+        info = self._info(success=False, failure=reason)
+        logger.info("GUI episode of %s failed by the model's doing: %s", info["task_id"], reason)
+        text = f"The episode ended with score 0: {reason}"
+        return make_observation(text), 0.0, True, False, info
 
     def _finish(self, ending: Primitive) -> StepResult:
         assert self.desktop is not None and self.task is not None
@@ -323,4 +416,5 @@ def load_tasks() -> TaskSet:
     return load_task_set()
 
 
-__all__ = ["APPS", "INSTRUCTIONS", "DesktopEnv", "computer", "load_tasks"]
+__all__ = ["APPS", "INSTRUCTIONS", "MAX_OPEN_APPS", "STEP_BUDGET_S", "DesktopEnv",
+           "SelfInflicted", "computer", "load_tasks"]

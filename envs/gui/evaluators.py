@@ -2,10 +2,13 @@
 compares it with the expected value.
 
 ``evaluator = {"func": METRIC, "result": {"type": GETTER, ...}, "expected": {"type": "rule",
-"value": ...}}``. Getters: ``app_state`` (a key path in a Tk app's state dump), ``file`` (a
-text file in the desktop's home), ``converted_csv`` (a spreadsheet converted with ``ssconvert``).
+"value": ...}}``. Getters: ``app_state`` (a key path in a Tk app's state dump, kept in the
+desktop's private folder that the model's apps cannot reach), ``file`` (a text file in the
+desktop's home, read without following symlinks), ``converted_csv`` (a spreadsheet converted
+with ``ssconvert``).
 Metrics: ``exact_match``, ``text_equal`` (trailing whitespace ignored), ``contains``, and
-``infeasible`` (1 only when the episode ended with ``FAIL``).
+``infeasible`` (1 only when the episode ended with ``FAIL``). The conversion runs in the
+desktop's jail, in a work folder the model's apps do not see.
 """
 
 from __future__ import annotations
@@ -37,9 +40,12 @@ MISSING = object()
 
 
 def _state(desktop: DesktopSandbox, spec: dict[str, Any]) -> Any:
+    raw = desktop.read_home_file(STATE_FILE, private=True)
     try:
-        value: Any = json.loads((desktop.home / STATE_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        value: Any = json.loads(raw) if raw is not None else MISSING
+    except ValueError:
+        return MISSING
+    if value is MISSING:
         return MISSING
     for part in str(spec.get("key", "")).split("."):
         if part:
@@ -48,9 +54,10 @@ def _state(desktop: DesktopSandbox, spec: dict[str, Any]) -> Any:
 
 
 def _file(desktop: DesktopSandbox, spec: dict[str, Any]) -> Any:
+    raw = desktop.read_home_file(str(spec["path"]))  # never follows a planted symlink
     try:
-        return (desktop.home / check_relative(str(spec["path"]))).read_text(encoding="utf-8")
-    except (OSError, ValueError, UnicodeDecodeError):
+        return raw.decode("utf-8") if raw is not None else MISSING
+    except UnicodeDecodeError:
         return MISSING
 
 

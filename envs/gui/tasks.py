@@ -11,16 +11,22 @@ Within each group of tasks, every fourth (index 1, 5, 9...) goes to the ``test``
 from __future__ import annotations
 
 import json
-import sys
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+from agentgym.sandboxes._desktop_jail import app_python, shared_path
 from agentgym.tasks import TaskSet
 
 APPS_FILE = Path(__file__).resolve().parent / "apps" / "tkapps.py"
+"""The project's Tk apps; the desktop shares this one file read-only with its jail, where it is
+:data:`APPS_IN_JAIL`."""
+APPS_IN_JAIL = shared_path(APPS_FILE)
+APP_PYTHON = app_python()
+"""The interpreter of the Tk apps: one the desktop's jail shows (not a virtual environment's)."""
 STATE_FILE = "state.json"
-"""Where a Tk app dumps its state, relative to the desktop's home."""
+"""Where a Tk app dumps its state, relative to the desktop's private folder (out of the
+model's reach: apps the model opens do not see it, so it cannot forge the state)."""
 WINDOW = {"form": "Registration Form", "todo": "Todo List", "settings": "Settings"}
 
 PEOPLE = [
@@ -60,11 +66,12 @@ CELLS = [("B3", "42", 2, 1), ("A2", "7", 1, 0), ("B2", "100", 1, 1)]
 
 
 def _tk_config(app: str, config: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    command = [sys.executable, str(APPS_FILE), app, STATE_FILE, json.dumps(config or {})]
-    return [{"type": "launch", "parameters": {"command": command}},
+    command = [APP_PYTHON, "-S", APPS_IN_JAIL, app, STATE_FILE, json.dumps(config or {})]
+    return [{"type": "launch", "parameters": {"command": command, "private": True}},
             {"type": "wait_window", "parameters": {"name": f"^{WINDOW[app]}$", "timeout": 30}},
             {"type": "activate_window", "parameters": {"name": f"^{WINDOW[app]}$"}},
-            {"type": "wait_file", "parameters": {"path": STATE_FILE, "timeout": 10}}]
+            {"type": "wait_file", "parameters": {"path": STATE_FILE, "timeout": 10,
+                                                 "private": True}}]
 
 
 def _state_eval(key: str, expected: Any, func: str = "exact_match") -> dict[str, Any]:
@@ -246,5 +253,5 @@ def load_tasks() -> TaskSet:
     return load_task_set()
 
 
-__all__ = ["APPS_FILE", "GROUPS", "STATE_FILE", "WINDOW", "load_task_set", "load_tasks",
-           "task_records"]
+__all__ = ["APPS_FILE", "APPS_IN_JAIL", "APP_PYTHON", "GROUPS", "STATE_FILE", "WINDOW",
+           "load_task_set", "load_tasks", "task_records"]

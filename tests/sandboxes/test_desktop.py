@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from agentgym.sandboxes import open_sandbox
-from agentgym.sandboxes._desktop_reaper import pid_alive, pids_with_label, reap_orphans
+from agentgym.sandboxes._desktop_jail import BASE_UID, app_python
+from agentgym.sandboxes._desktop_reaper import UID_BASE, pid_alive, pids_with_label, reap_orphans
 from agentgym.sandboxes._desktop_setup import SetupError
 from agentgym.sandboxes.desktop import (
     STATE_DIR,
@@ -29,6 +30,17 @@ pytestmark = [
     pytest.mark.xvfb,
     pytest.mark.skipif(not desktop_available(), reason="needs Xvfb and xdotool"),
 ]
+
+
+def _cmd(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def test_the_reaper_and_the_jail_agree_on_the_uid_range():
+    assert UID_BASE == BASE_UID
 
 
 def _gone(label: str, timeout_s: float = 10.0) -> bool:
@@ -47,6 +59,9 @@ def test_concurrent_desktops_get_distinct_displays_and_leave_nothing():
         assert len({d.display for d in desktops}) == 3
         assert all(d.alive() for d in desktops)
         assert all(len(pids_with_label(d.label)) >= 2 for d in desktops)  # Xvfb + openbox
+        assert len({d.uid for d in desktops}) == 3  # each desktop its own uid (None if not root)
+        if os.geteuid() == 0:
+            assert all(d.uid and d.uid >= BASE_UID for d in desktops)
     finally:
         for d in desktops:
             d.close()
@@ -84,13 +99,17 @@ def test_setup_steps_osworld_style():
                 desktop.setup(bad)
         desktop.kill_apps()
         assert desktop.apps == [] and desktop.alive()
-        assert len(pids_with_label(desktop.label)) == 2  # only Xvfb and openbox remain
+        left = [_cmd(pid) for pid in pids_with_label(desktop.label)]
+        assert not [c for c in left if c.startswith(("xterm", "sh"))], left  # only Xvfb, openbox
+        assert any(c.startswith("Xvfb") for c in left) and any(
+            c.startswith("openbox") for c in left)
 
 
 def test_apps_run_without_network_and_with_a_read_only_root():
     with DesktopSandbox() as desktop:
         if desktop._bwrap is None:
             pytest.skip("bubblewrap is not installed")
+        desktop.own(desktop.home)
         script = ("import socket, pathlib\n"
                   "try:\n    socket.create_connection(('1.1.1.1', 53), timeout=1); net = 'up'\n"
                   "except OSError:\n    net = 'down'\n"
@@ -98,7 +117,7 @@ def test_apps_run_without_network_and_with_a_read_only_root():
                   "except OSError:\n    ro = 'yes'\n"
                   "pathlib.Path('out.txt').write_text(net + ' ' + ro)\n")
         (desktop.home / "probe.py").write_text(script)
-        proc = desktop.launch([sys.executable, "-S", "probe.py"])
+        proc = desktop.launch([app_python(), "-S", "probe.py"])
         proc.wait(timeout=30)
         assert (desktop.home / "out.txt").read_text() == "down yes"
 

@@ -1,9 +1,11 @@
 """Small Tk apps whose whole state can be dumped exactly: a form, a todo list, a settings dialog.
 
 Run as ``python tkapps.py APP STATE_FILE CONFIG_JSON``. Every 50 ms the app writes its state to
-``STATE_FILE`` (atomically, only when it changed): the values the task evaluators check, and a
-``widgets`` list (role, name, value, bounding box in screen pixels) that serves as the
-accessibility tree for text-only agents and gives the scripted expert its click targets.
+``STATE_FILE`` (atomically, only when it changed; relative to ``$AGENTGYM_STATE_DIR``, the
+desktop's private folder that apps the model opens cannot reach, when that is set): the values
+the task evaluators check, and a ``widgets`` list (role, name, value, bounding box in screen
+pixels) that serves as the accessibility tree for text-only agents and gives the scripted
+expert its click targets.
 
 This file runs as a separate process on the desktop; it imports only the standard library.
 """
@@ -225,7 +227,8 @@ APPS = {"form": FormApp, "todo": TodoApp, "settings": SettingsApp}
 
 def main(argv: list[str]) -> None:
     """``tkapps.py APP STATE_FILE [CONFIG_JSON]``."""
-    app = APPS[argv[1]](argv[2], json.loads(argv[3]) if len(argv) > 3 else {})
+    state_file = os.path.join(os.environ.get("AGENTGYM_STATE_DIR", "."), argv[2])
+    app = APPS[argv[1]](state_file, json.loads(argv[3]) if len(argv) > 3 else {})
     app.root.mainloop()
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import json
 from pathlib import Path
 
 import pytest
@@ -99,7 +98,7 @@ def test_a_thousand_malformed_and_hostile_actions(gui_env, tmp_path: Path):
     ]
     env = gui_env.unwrapped  # no turn limit: the 1,000 actions go to one or a few episodes
     env.reset(options={"task_id": "todo-add-0"})
-    before = json.loads((gui_env.unwrapped.desktop.home / "state.json").read_text())["values"]
+    before = gui_env.unwrapped.app_state()["values"]
     errors = 0
     names = gui_env.unwrapped.tools.names()
     actions = list(malformed_actions(1000 - 8 * 25, seed=3, tool_names=names)) + hostile * 25
@@ -112,5 +111,5 @@ def test_a_thousand_malformed_and_hostile_actions(gui_env, tmp_path: Path):
             env.reset(options={"task_id": "todo-add-0"})
     assert not canary.exists(), "model-written code must never run as host Python"
     assert errors > 900
-    after = json.loads((gui_env.unwrapped.desktop.home / "state.json").read_text())["values"]
+    after = gui_env.unwrapped.app_state()["values"]
     assert after == before

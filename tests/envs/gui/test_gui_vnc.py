@@ -10,12 +10,13 @@ import pytest
 
 from agentgym.envs.gui.actions import Primitive
 from agentgym.envs.gui.backends import Backend, LocalBackend, VNCBackend
-from agentgym.envs.gui.tasks import STATE_FILE, _tk_config
+from agentgym.envs.gui.tasks import APPS_FILE, STATE_FILE, _tk_config
 from agentgym.sandboxes.desktop import DesktopConfig, DesktopSandbox
 
 from .gui_helpers import needs_desktop
 
 pytestmark = [pytest.mark.xvfb, needs_desktop]
+VNC_CONFIG = DesktopConfig(vnc=True, width=1024, height=640, share=(str(APPS_FILE),))
 
 
 def _state(desktop: DesktopSandbox) -> dict:
@@ -23,7 +24,7 @@ def _state(desktop: DesktopSandbox) -> dict:
     deadline = time.monotonic() + 15
     while True:
         try:
-            return json.loads((desktop.home / STATE_FILE).read_text())
+            return json.loads((desktop.private_dir / STATE_FILE).read_text())
         except (OSError, ValueError):
             assert time.monotonic() < deadline, "the app never wrote its state"
             time.sleep(0.05)
@@ -44,7 +45,7 @@ def _click(backend: Backend, box: list[int]) -> None:
 
 
 def test_vnc_and_local_backends_see_and_do_the_same():
-    with DesktopSandbox(DesktopConfig(vnc=True, width=1024, height=640)) as desktop:
+    with DesktopSandbox(VNC_CONFIG) as desktop:
         local = LocalBackend(desktop.display, desktop.environ(), (1024, 640))
         vnc = VNCBackend("127.0.0.1", int(desktop.vnc_port or 0))
         try:
@@ -79,14 +80,15 @@ def _center(box: list[int]) -> tuple[int, int]:
 
 
 def test_vnc_clicks_match_local_clicks():
-    with DesktopSandbox(DesktopConfig(vnc=True, width=1024, height=640)) as desktop:
+    with DesktopSandbox(VNC_CONFIG) as desktop:
         local = LocalBackend(desktop.display, desktop.environ(), (1024, 640))
         vnc = VNCBackend("127.0.0.1", int(desktop.vnc_port or 0))
         try:
             desktop.setup(_tk_config("settings", {"dark_mode": False}))
             boxes = {w["name"]: w["bbox"] for w in _state(desktop)["widgets"]}
             seen = []
-            for backend, want in zip((vnc, vnc, local, local), (True, False, True, False)):
+            for backend, want in zip((vnc, vnc, local, local), (True, False, True, False),
+                                     strict=True):
                 _click(backend, boxes["dark_mode"])  # each click toggles the checkbox
                 seen.append(_value(desktop, "dark_mode", want))
             assert seen == [True, False, True, False]

@@ -1,0 +1,271 @@
+"""The jail of a desktop: who its processes run as and what they can see.
+
+Everything the agent can reach through the display runs unprivileged:
+
+- **A host uid per desktop.** When the owner is root, each desktop takes its own unprivileged
+  uid (:data:`BASE_UID` + n), held by an ``flock`` on ``<state dir>/uids/<n>.lock`` for the
+  desktop's life (the reaper watcher inherits the lock, so a uid is free again only once its
+  processes are gone). ``setpriv`` switches to it with no supplementary groups, an empty
+  capability bounding set and ``no_new_privs``; ``prlimit --nproc`` caps the tasks (processes
+  and threads) that uid can hold, so a fork bomb stops at :attr:`Jail.max_processes`.
+  The X server, x11vnc and the accessibility bus run as that uid on the host (they must be
+  reachable from the host); the window manager and every app also go into bubblewrap.
+- **bubblewrap** (``--unshare-all`` with a user namespace mapping the same uid, ``--cap-drop
+  ALL``, ``--disable-userns``, ``--new-session``): no network, own pid,
+  IPC and UTS namespaces, a root built from read-only ``/usr`` and ``/etc``, a fresh ``/tmp``,
+  the desktop's own X socket and cookie, its home and runtime folders, and nothing else of the
+  host (no ``/root``, ``/home``, project checkout or other desktops). Not ``--die-with-parent``:
+  its parent-death signal fires when the *thread* that started the jail ends, which killed the
+  desktops an env built in a worker thread; the desktop's label and uid reap the jails instead,
+  and killing a jail's pid 1 ends everything in it.
+- **X authority.** Xvfb reads a per-desktop ``MIT-MAGIC-COOKIE-1`` (``-auth``, written with
+  ``xauth``); jailed clients present it. The host's own uid is admitted by ``xhost
+  +si:localuser`` so the env's in-process X clients (python-xlib, mss) need no cookie.
+
+Without root the uid switch and the process cap are skipped (bubblewrap's user namespace still
+maps the caller's own uid); see docs/gui.md, "Containment".
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import pwd
+import secrets
+import shutil
+import stat
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+BASE_UID = 2_100_000_000
+"""First host uid handed to desktops (far from login, system and subordinate-id ranges)."""
+UID_SLOTS = 4096
+"""How many desktop uids exist."""
+SHARE_DIR = "/opt/agentgym"
+"""Where the jail shows the files of :attr:`Jail.share` (``<SHARE_DIR>/<file name>``)."""
+OPENBOX_RC = Path("/etc/xdg/openbox/rc.xml")
+OB_NS = "http://openbox.org/3.4/rc"
+
+
+def jail_is_root() -> bool:
+    """Whether desktops get their own host uid (the owner is root)."""
+    return os.geteuid() == 0
+
+
+def allocate_uid(state_dir: Path) -> tuple[int, int]:
+    """Take a free desktop uid; return ``(uid, fd)`` where ``fd`` holds its lock (close frees)."""
+    folder = state_dir / "uids"
+    folder.mkdir(parents=True, exist_ok=True)
+    start = os.getpid() % UID_SLOTS
+    for i in range(UID_SLOTS):
+        slot = (start + i) % UID_SLOTS
+        fd = os.open(folder / f"{slot}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue
+        return BASE_UID + slot, fd
+    raise RuntimeError("no free desktop uid")
+
+
+def uid_is_free(state_dir: Path, uid: int) -> bool:
+    """Whether no live process holds ``uid``'s lock (then its processes are orphans)."""
+    path = state_dir / "uids" / f"{uid - BASE_UID}.lock"
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
+    except OSError:
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def write_cookie(path: Path) -> None:
+    """A fresh ``MIT-MAGIC-COOKIE-1`` for any display (``FamilyWild``) in ``path``, via xauth."""
+    if shutil.which("xauth") is None:
+        raise FileNotFoundError("the desktop's X authority needs xauth (apt install xauth)")
+    name = b"MIT-MAGIC-COOKIE-1".hex()
+    line = f"ffff 0000 0000 {len(name) // 2:04x} {name} 0010 {secrets.token_hex(16)}\n"
+    subprocess.run(["xauth", "-q", "-f", str(path), "nmerge", "-"], input=line, text=True,
+                   check=True, capture_output=True, timeout=10)
+
+
+def admit_host_user(display: str, xauthority: Path) -> None:
+    """Let the owner's own uid connect without the cookie (``xhost +si:localuser``)."""
+    user = pwd.getpwuid(os.getuid()).pw_name
+    subprocess.run(["xhost", f"+si:localuser:{user}"], check=True, capture_output=True,
+                   env={"DISPLAY": display, "XAUTHORITY": str(xauthority),
+                        "PATH": os.environ.get("PATH", "/usr/bin:/bin")}, timeout=10)
+
+
+def write_openbox_config(path: Path, menu: Path, menu_ref: str | None = None) -> None:
+    """An openbox ``rc.xml`` without a root menu or any ``Execute`` binding.
+
+    Starts from the system's rc.xml (focus, move and resize bindings keep working), drops the
+    ``Root`` mouse context (the desktop menus) and every key binding that runs a program, and
+    points the menu file at an empty menu (written to ``menu``, named ``menu_ref`` in the
+    config: where the window manager sees it).
+    """
+    ET.register_namespace("", OB_NS)
+    ns = {"ob": OB_NS}
+    if OPENBOX_RC.is_file():
+        tree = ET.parse(OPENBOX_RC)
+        root = tree.getroot()
+    else:
+        root = ET.Element(f"{{{OB_NS}}}openbox_config")
+        tree = ET.ElementTree(root)
+    for mouse in root.findall("ob:mouse", ns):
+        for ctx in mouse.findall("ob:context", ns):
+            if ctx.get("name") == "Root":
+                mouse.remove(ctx)
+    for keyboard in root.findall("ob:keyboard", ns):
+        for bind in keyboard.findall("ob:keybind", ns):
+            if bind.find(".//ob:action[@name='Execute']", ns) is not None:
+                keyboard.remove(bind)
+    for old in root.findall("ob:menu", ns):
+        root.remove(old)
+    menu_el = ET.SubElement(root, f"{{{OB_NS}}}menu")
+    ET.SubElement(menu_el, f"{{{OB_NS}}}file").text = menu_ref or str(menu)
+    menu.write_text('<?xml version="1.0" encoding="UTF-8"?>\n'
+                    f'<openbox_menu xmlns="{OB_NS}"></openbox_menu>\n')
+    tree.write(path, encoding="utf-8", xml_declaration=True)
+
+
+def open_to_all(path: Path) -> bool:
+    """Whether any uid can reach ``path`` (every folder above it is world-searchable)."""
+    try:
+        path = path.resolve()
+        return all(os.stat(p).st_mode & stat.S_IXOTH for p in (path, *path.parents)
+                   if p.is_dir())
+    except OSError:
+        return False
+
+
+def shared_path(host: str | Path) -> str:
+    """Where a file of :attr:`Jail.share` appears inside the jail."""
+    return f"{SHARE_DIR}/{Path(host).name}"
+
+
+def python_roots() -> list[str]:
+    """Folders of the base interpreter that a jailed app needs, outside ``/usr``: bound when
+    every uid can reach them (an interpreter under ``/root`` cannot be, see :func:`app_python`)."""
+    root = Path(sys.base_prefix).resolve()
+    if str(root).startswith("/usr/") or not root.is_dir() or not open_to_all(root):
+        return []
+    return [str(root)]
+
+
+def app_python() -> str:
+    """An interpreter a jailed app can run: the base interpreter (never a virtual
+    environment's) where every uid can reach it, else the system's ``/usr/bin/python3``."""
+    base = Path(getattr(sys, "_base_executable", "") or sys.executable)
+    if str(base.resolve()).startswith("/usr/") or open_to_all(Path(sys.base_prefix)):
+        return str(base)
+    return "/usr/bin/python3" if Path("/usr/bin/python3").exists() else "python3"
+
+
+@dataclass
+class Jail:
+    """How to start one desktop's processes; see the module docstring."""
+
+    uid: int | None
+    """Host uid of the desktop's processes, or None to keep the caller's (not root)."""
+    display_socket: str
+    """The desktop's X socket (``/tmp/.X11-unix/X<n>``); set once Xvfb is up."""
+    xauthority: Path
+    home: Path
+    runtime: Path
+    """``XDG_RUNTIME_DIR``: the accessibility bus socket lives here."""
+    private: Path
+    """Bound only into launches with ``private=True`` (a task app's state the scorer reads)."""
+    etc: Path
+    """Holds the ``passwd`` and ``group`` shown to jailed processes."""
+    share: Sequence[str] = ()
+    """Host files bound read-only at :func:`shared_path` (the project's Tk apps): the jail sees
+    those files, not the folders of the checkout they live in."""
+    max_processes: int = 512
+    """Tasks (processes and threads) the desktop's uid may hold (root only)."""
+    bwrap: str = field(default_factory=lambda: shutil.which("bwrap") or "bwrap")
+
+    def host_argv(self, argv: Sequence[str]) -> list[str]:
+        """``argv`` run as the desktop's uid, capability-free, with the process cap."""
+        if self.uid is None:
+            return list(argv)
+        return ["setpriv", f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups",
+                "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--",
+                "prlimit", f"--nproc={self.max_processes}:{self.max_processes}", "--",
+                *argv]
+
+    def sandbox_argv(self, argv: Sequence[str], *, private: bool = False,
+                     workdir: Path | None = None, chdir: Path | None = None) -> list[str]:
+        """``argv`` in bubblewrap (see the module docstring), run as the desktop's uid."""
+        uid = self.uid if self.uid is not None else os.getuid()
+        gid = self.uid if self.uid is not None else os.getgid()
+        args = [self.bwrap, "--unshare-all", "--unshare-user", "--disable-userns",
+                "--uid", str(uid), "--gid", str(gid), "--cap-drop", "ALL",
+                "--new-session",
+                "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc"]
+        for name in ("bin", "lib", "lib64", "sbin", "lib32"):
+            top = Path("/") / name
+            if top.is_symlink():
+                args += ["--symlink", os.readlink(top), str(top)]
+            elif top.is_dir():
+                args += ["--ro-bind", str(top), str(top)]
+        fonts = Path("/var/cache/fontconfig")
+        if fonts.is_dir():
+            args += ["--ro-bind", str(fonts), str(fonts)]
+        args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+                 "--ro-bind", str(self.etc / "passwd"), "/etc/passwd",
+                 "--ro-bind", str(self.etc / "group"), "/etc/group"]
+        for extra in python_roots():
+            args += ["--ro-bind", extra, extra]
+        for extra in self.share:
+            args += ["--ro-bind", extra, shared_path(extra)]
+        args += ["--ro-bind", self.display_socket, self.display_socket,
+                 "--ro-bind", str(self.xauthority), str(self.xauthority),
+                 "--bind", str(self.home), str(self.home),
+                 "--bind", str(self.runtime), str(self.runtime)]
+        if private:
+            args += ["--bind", str(self.private), str(self.private),
+                     "--setenv", "AGENTGYM_STATE_DIR", str(self.private)]
+        if workdir is not None:
+            args += ["--bind", str(workdir), str(workdir)]
+        args += ["--chdir", str(chdir or workdir or self.home), "--", *argv]
+        return self.host_argv(args)
+
+    def prepare(self, root: Path) -> None:
+        """Create the folders and files, owned so that the desktop's uid can use them."""
+        root.chmod(0o711)  # the uid traverses to its own folders, lists nothing
+        for folder in (self.home, self.runtime, self.private):
+            folder.mkdir(exist_ok=True)
+            self.give(folder)
+            folder.chmod(0o700)
+        self.etc.mkdir(exist_ok=True)
+        uid = self.uid if self.uid is not None else os.getuid()
+        (self.etc / "passwd").write_text(f"agent:x:{uid}:{uid}:agent:{self.home}:/bin/sh\n")
+        (self.etc / "group").write_text(f"agent:x:{uid}:\n")
+        write_cookie(self.xauthority)
+        if self.uid is not None:
+            os.chown(self.xauthority, 0, self.uid)
+        self.xauthority.chmod(0o640)
+
+    def give(self, path: Path) -> None:
+        """Make ``path`` (created by the host) the desktop uid's own."""
+        if self.uid is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.chown(path, self.uid, self.uid, follow_symlinks=False)
+
+
+__all__ = ["BASE_UID", "SHARE_DIR", "Jail", "admit_host_user", "allocate_uid", "app_python",
+           "jail_is_root", "open_to_all", "python_roots", "shared_path", "uid_is_free",
+           "write_cookie", "write_openbox_config"]
