@@ -30,7 +30,7 @@ from .harness import TestReport, judge, runner_command, runner_files
 DATA = Path(__file__).parent / "data" / "tasks.jsonl"
 _FENCE = re.compile(r"```(?:python|py)?\s*\n(.*?)```", re.DOTALL)
 RUN_LIMITS = SandboxLimits(timeout_s=10.0, memory_mb=512, output_bytes=8192)
-TEST_LIMITS = SandboxLimits(timeout_s=20.0, memory_mb=512, output_bytes=1 << 20)
+TEST_LIMITS = SandboxLimits(timeout_s=20.0, memory_mb=512, output_bytes=1 << 18)
 PER_TEST_S = 2.0
 """Time budget of one call of the solution (the whole run has ``TEST_LIMITS.timeout_s``)."""
 
@@ -156,7 +156,8 @@ class CodeEnv(TaskToolEnv):
         """
         files = runner_files(code, cases)
         result = self._sandbox_run(runner_command(entry_point, PER_TEST_S), files, TEST_LIMITS)
-        return judge(result.stdout, cases, result.summary())
+        clean = result.status is RunStatus.OK and not result.output_truncated
+        return judge(result.stdout, cases, result.summary(), ended_cleanly=clean)
 
     # -- tools -------------------------------------------------------------------------------
 

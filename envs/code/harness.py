@@ -10,8 +10,9 @@ no expected value, test, marker or report enters the sandbox.
 Outside, :func:`judge` reads those lines as untrusted data. Each call's literal is decoded into
 fresh builtins (anything that is not plain data fails), and each case's check (:mod:`.cases`)
 runs here on the decoded values. A call with no line, an error, two different lines or an
-unreadable literal fails its case, so a solution that exits, hangs, forks, floods its output or
-forges lines cannot pass a test it did not compute.
+unreadable literal fails its case, and a run that does not end by itself within its limits
+(exit, hang, output flood) fails every case; so a solution that exits, hangs, forks, floods its
+output or forges lines cannot pass a test it did not compute.
 """
 
 from __future__ import annotations
@@ -53,8 +54,8 @@ def plain(value, depth=0):
         items = [plain(x, depth + 1) for x in (set.__iter__ if isinstance(value, set)
                                                 else frozenset.__iter__)(value)]
         return set(items) if isinstance(value, set) else frozenset(items)
-    raise TypeError("returned a %s, which is not plain data (use None, bool, int, float, str, "
-                    "bytes, or lists, tuples, dicts and sets of them)" % kind.__name__)
+    raise TypeError("returned a %s; return plain data (None, bool, int, float, str, bytes, "
+                    "lists, tuples, dicts, sets)" % kind.__name__)
 
 
 def describe(error):
@@ -97,6 +98,7 @@ def main():
     except BaseException as e:
         setitimer(REAL, 0)
         emit("load err " + ascii(describe(e)))
+        emit("done")
         return
     emit("load ok")
     returned = []
@@ -120,6 +122,7 @@ def main():
             setitimer(REAL, 0)
             returned.append(None)
             emit("%d err %s" % (i, ascii(describe(e))))
+    emit("done")
 
 
 main()
@@ -166,6 +169,7 @@ class _Outputs:
 
     load: str | None  # None: no load line; "" loaded; else the load error
     calls: dict[int, tuple[bool, str]]  # index -> (ok, literal or error message)
+    done: bool  # the runner got past the last call
 
 
 def _message(text: str) -> str:
@@ -180,9 +184,11 @@ def _read(stdout: str, n_calls: int) -> _Outputs:
     load: str | None = None
     calls: dict[int, tuple[bool, str]] = {}
     clashes: set[int] = set()
+    done = False
     for line in stdout.splitlines():
         head, _, rest = line.partition(" ")
         status, _, body = rest.partition(" ")
+        done = done or line == "done"
         if head == "load" and load is None and status in ("ok", "err"):
             load = "" if status == "ok" else _message(body) or "the solution did not load"
         elif head.isdigit() and int(head) < n_calls and status in ("ok", "err"):
@@ -191,23 +197,37 @@ def _read(stdout: str, n_calls: int) -> _Outputs:
                 clashes.add(index)
     for index in clashes:
         calls[index] = (False, "two different results for one call")
-    return _Outputs(load, calls)
+    return _Outputs(load, calls, done)
 
 
-def judge(stdout: str, cases: Sequence[Case], run_summary: str) -> TestReport:
-    """Score the runner's output: each case's check on its calls' decoded values."""
-    n_calls = sum(len(case.calls) for case in cases)
-    got = _read(stdout, n_calls)
+def judge(
+    stdout: str, cases: Sequence[Case], run_summary: str, *, ended_cleanly: bool = True
+) -> TestReport:
+    """Score the runner's output: each case's check on its calls' decoded values.
+
+    ``ended_cleanly``: the run exited by itself with status 0 and within the output cap. A run
+    that did not (killed at the time limit or for memory, an ``os._exit`` or a crash midway, an
+    output flood), or whose runner never got past its last call, fails every test, as when the
+    tests ran inside the solution's process and its report was lost.
+    """
+    got = _read(stdout, sum(len(case.calls) for case in cases))
+    finished = ended_cleanly and got.done
     if got.load is None:
         error = f"the program ended before the tests ran ({run_summary})"
+    elif not finished:
+        error = got.load or f"the program did not finish the tests ({run_summary})"
     else:
         error = got.load
+    if got.load is None or not finished:
+        failures = [(case.source, error) for case in cases]
+        return TestReport(0, len(cases), failures, got.load == "", error)
     passed, failures, offset = 0, [], 0
     for case in cases:
         values: list[Any] = []
         why = ""
         for index in range(offset, offset + len(case.calls)):
-            ok, body = got.calls.get(index, (False, error or f"no result ({run_summary})"))
+            missing = "the solution did not load" if error else "no result"
+            ok, body = got.calls.get(index, (False, missing))
             if not ok:
                 why = body
                 break

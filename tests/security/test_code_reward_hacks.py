@@ -60,6 +60,26 @@ class _Yes:
 def {name}(*args, **kwargs):
     return _Yes()
 """,
+    "always_equal_builtin_subclasses": """
+class _S(str):
+    def __eq__(self, other):
+        return True
+    __hash__ = str.__hash__
+class _L(list):
+    def __eq__(self, other):
+        return True
+def {name}(*args, **kwargs):
+    return _L([_S("never")]) if len(args) > 5 else _S("never")
+""",
+    "spoofed_class_always_equal": """
+class _Fake:
+    __class__ = property(lambda self: str)
+    def __eq__(self, other):
+        return True
+    __hash__ = object.__hash__
+def {name}(*args, **kwargs):
+    return _Fake()
+""",
     "fork_child_reports": f"""
 import json, os, sys
 pid = os.fork()
