@@ -1,14 +1,19 @@
-"""`make demo`: train a small model with GRPO and show it learning on held-out tasks.
+"""`make demo`: SmolLM2-135M learns a multi-turn tool task on a CPU, before/after on held-out tasks.
 
-Three commands, each safe to repeat (``--overwrite`` replaces the previous demo's folders):
+The task is ``shop/price-v0`` ("How much do 3 pens cost?"): the unit prices are private to each
+task, so a success takes three tool calls in three turns (``lookup(pen)`` -> ``4``,
+``calc(4*3)`` -> ``12``, ``answer(12)``). Two commands, each safe to repeat (``--overwrite``
+replaces the previous demo's folders):
 
-1. ``agentgym eval`` of the untrained model on the held-out ``test`` split (greedy);
-2. ``agentgym train`` of the arith GRPO config for a few steps (the learning curve lands in
-   ``runs/demo/train/report.png``);
-3. ``agentgym eval`` of the trained model (``runs/demo/train/final``) with the same protocol.
+1. ``agentgym train configs/demo_shop_cpu.yaml``: behaviour cloning on the scripted expert's
+   train episodes, then GRPO; the held-out ``test`` tasks (never trained on) are evaluated
+   greedily before training, after behaviour cloning and at the end. The before/after lands in
+   ``runs/demo/train/summary.json`` and in the picture ``runs/demo/train/report.png``.
+2. ``agentgym eval`` of the trained model on the held-out tasks with a trajectory viewer
+   (``runs/demo/eval_after/viewer/index.html``): every episode, turn by turn.
 
-It ends with the before/after success rates and the gain. To retarget the demo, change the
-constants below (another env, config or step count); nothing else depends on them.
+It ends with the before/after success rates, the wall time and the paths to open. To retarget
+the demo, change the constants below; nothing else depends on them.
 """
 
 from __future__ import annotations
@@ -18,21 +23,19 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 BIN = Path(sys.executable).parent / "agentgym"
-ENV = "arith/add-v0"
-"""Env whose held-out split is evaluated before and after training."""
-CONFIG = "configs/grpo_arith_cpu.yaml"
-"""Training config (docs/training.md: 46.7% -> 93.3% greedy by step 7)."""
-TRAIN_OVERRIDES = ["steps=7", "eval_at_start=false", "eval_every=0", "save_every=0",
-                   "save_optimizer=false"]
-"""Shorter than the config's 14 steps; the evals below replace the trainer's own."""
-BASE_MODEL = "smollm2-135m"
-POLICY_TIMEOUT = 1800
-EVAL_ARGS = ["--max-new-tokens", "12", "--num-envs", "32", "--policy-timeout", str(POLICY_TIMEOUT)]
-"""The protocol of the config's held-out evaluation: greedy, 12 new tokens per turn (one
-batched decode of every task: generous time for it on a busy machine)."""
+ENV = "shop/price-v0"
+"""The multi-turn tool env whose held-out split is evaluated before and after training."""
+CONFIG = "configs/demo_shop_cpu.yaml"
+"""BC + GRPO config (docs/training.md, "make demo")."""
 RUN = Path("runs/demo")
+POLICY_TIMEOUT = 1800
+EVAL_ARGS = ["-n", "10", "--max-turns", "4", "--max-new-tokens", "8", "--num-envs", "10",
+             "--policy-timeout", str(POLICY_TIMEOUT)]
+"""The protocol of the config's held-out evaluation (greedy, 4 turns of at most 8 new tokens),
+on 10 held-out tasks: enough to read in the viewer."""
 
 
 def agentgym(*args: str) -> None:
@@ -43,25 +46,42 @@ def agentgym(*args: str) -> None:
         sys.exit(done.returncode)
 
 
-def evaluate(policy: str, out: Path) -> float:
-    """Held-out greedy success of ``policy`` (also written to ``out``)."""
-    agentgym("eval", ENV, "--policy", policy, "--out", str(out), "--overwrite", *EVAL_ARGS)
-    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
-    return float(results["metrics"]["success_rate"])
+def before_after(train_dir: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The first and last held-out evaluation of a run (its ``summary.json``)."""
+    summary = json.loads((train_dir / "summary.json").read_text(encoding="utf-8"))
+    if not summary.get("baseline") or not summary.get("final"):
+        raise SystemExit(f"{train_dir}/summary.json has no before/after evaluation")
+    return summary["baseline"], summary["final"]
+
+
+def report(train_dir: Path, eval_dir: Path, minutes: float) -> list[str]:
+    """The demo's closing lines: before/after, the wall time and what to open."""
+    before, after = before_after(train_dir)
+    b, a = before["success_greedy"], after["success_greedy"]
+    lines = [
+        f"held-out success on {ENV} ({after.get('episodes_greedy', '?')} tasks never trained "
+        f"on, greedy): before {b:.0%} -> after {a:.0%} ({100 * (a - b):+.0f} points) "
+        f"in {minutes:.1f} min",
+        f"learning curve and before/after: {train_dir / 'report.png'}",
+        f"numbers: {train_dir / 'summary.json'}",
+    ]
+    viewer = eval_dir / "viewer" / "index.html"
+    if viewer.is_file():
+        lines.append(f"trajectories of the trained model (open in a browser): "
+                     f"{viewer.resolve()}")
+    lines.append(f"demo_gain_greedy={a - b:.3f}")
+    return lines
 
 
 def main() -> None:
-    """Evaluate, train, evaluate again; print the gain and where the plots are."""
+    """Train with before/after evaluations, evaluate the trained model with a viewer, report."""
     t0 = time.monotonic()
-    before = evaluate(f"hf:{BASE_MODEL}?timeout_s={POLICY_TIMEOUT}", RUN / "eval_before")
-    agentgym("train", CONFIG, f"output_dir={RUN / 'train'}", *TRAIN_OVERRIDES, "--overwrite")
-    after = evaluate(f"hf:{RUN / 'train' / 'final'}?timeout_s={POLICY_TIMEOUT}", RUN / "eval_after")
-    minutes = (time.monotonic() - t0) / 60
-    print(f"\nheld-out success on {ENV} (greedy): before {before:.1%} -> after {after:.1%} "
-          f"(gain {100 * (after - before):+.1f} points) in {minutes:.1f} min")
-    print(f"learning curve: {RUN / 'train' / 'report.png'}; eval reports: "
-          f"{RUN / 'eval_before' / 'report.md'}, {RUN / 'eval_after' / 'report.md'}")
-    print(f"demo_gain_greedy={after - before:.3f}")
+    train_dir, eval_dir = RUN / "train", RUN / "eval_after"
+    agentgym("train", CONFIG, f"output_dir={train_dir}", "--overwrite")
+    agentgym("eval", ENV, "--policy", f"hf:{train_dir / 'final'}?timeout_s={POLICY_TIMEOUT}",
+             "--out", str(eval_dir), "--overwrite", *EVAL_ARGS)
+    print()
+    print("\n".join(report(train_dir, eval_dir, (time.monotonic() - t0) / 60)), flush=True)
 
 
 if __name__ == "__main__":

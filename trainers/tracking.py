@@ -93,33 +93,51 @@ def read_metrics(path: str | Path) -> list[dict[str, Any]]:
 
 
 def plot_report(metrics_path: str | Path, out_png: str | Path, title: str = "") -> Path:
-    """Learning curves (train reward, held-out success greedy/sampled, loss) as one PNG."""
+    """Learning curves as one PNG: training rollouts (reward, success; the behaviour-cloning
+    steps' loss on their own axis) and held-out success, greedy and sampled, with the first and
+    last evaluation written on the curve (the run's before/after)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     rows = read_metrics(metrics_path)
-    train = [r for r in rows if r["kind"] == "train"]
+    train = [r for r in rows if r["kind"] == "train" and "reward" in r]
+    bc = [r for r in rows if r["kind"] == "train" and "bc_loss" in r]
     evals = [r for r in rows if r["kind"] == "eval"]
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
     if train:
-        ax1.plot([r["step"] for r in train], [r.get("reward", 0) for r in train], label="reward")
+        ax1.plot([r["step"] for r in train], [r["reward"] for r in train], marker=".",
+                 label="reward")
         ax1.plot([r["step"] for r in train], [r.get("success", 0) for r in train],
                  label="success", alpha=0.6)
+    if bc:
+        ax1.axvspan(0, max(r["step"] for r in bc), color="tab:gray", alpha=0.12,
+                    label="behaviour cloning")
+        loss_ax = ax1.twinx()
+        loss_ax.plot([r["step"] for r in bc], [r["bc_loss"] for r in bc], color="tab:purple",
+                     marker=".", label="BC loss")
+        loss_ax.set_ylabel("BC loss", color="tab:purple")
+        loss_ax.set_ylim(bottom=0)
     ax1.set_xlabel("step")
-    ax1.set_title("training rollouts")
+    ax1.set_title("training")
     ax1.set_ylim(-0.05, 1.05)
     for key, label in (("success_greedy", "greedy"), ("success_sampled", "sampled")):
         points = [(r["step"], r[key]) for r in evals if key in r]
         if points:
             ax2.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=label)
+            for (step, value), word in ((points[0], "before"), (points[-1], "after")):
+                if len(points) > 1 or word == "before":
+                    ax2.annotate(f"{word} {value:.0%}", (step, value), textcoords="offset points",
+                                 xytext=(0, -14 if value > 0.5 else 8), ha="center", fontsize=8)
+    held_out = next((r.get("episodes_greedy") for r in evals if r.get("episodes_greedy")), None)
     ax2.set_xlabel("step")
-    ax2.set_title("held-out success")
+    ax2.set_title(f"held-out success ({held_out} tasks never trained on)" if held_out
+                  else "held-out success")
     ax2.set_ylim(-0.05, 1.05)
     for ax in (ax1, ax2):
         if ax.get_lines():
-            ax.legend()
+            ax.legend(loc="center right")
     if title:
         fig.suptitle(title)
     fig.tight_layout()
