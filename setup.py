@@ -2,7 +2,7 @@
 .trainers, so the folders stay visible while ``agentgym`` is the only import name installed.
 Everything else is in pyproject.toml."""
 
-from setuptools import find_packages, setup
+from setuptools import find_namespace_packages, find_packages, setup
 
 MAPPED = {
     "agentgym.envs": "envs",
@@ -12,6 +12,9 @@ MAPPED = {
 
 packages = find_packages(include=["agentgym", "agentgym.*"])
 for name, folder in MAPPED.items():
-    packages += [name] + [f"{name}.{sub}" for sub in find_packages(folder)]
+    # namespace packages too: data-only folders (envs/sql/data/dbs, envs/webarena/data,
+    # envs/webarena/sites/templates) are packages whose package-data pyproject.toml declares
+    subs = find_namespace_packages(folder, exclude=["*__pycache__*"])
+    packages += [name] + [f"{name}.{sub}" for sub in subs]
 
 setup(packages=packages, package_dir={"agentgym": "agentgym", **MAPPED})
