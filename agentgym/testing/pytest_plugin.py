@@ -1,7 +1,9 @@
 """pytest plugin installed with agentgym: fixtures for env authors.
 
 ``agentgym_check_env`` is a function fixture: ``agentgym_check_env("my/env-v0")`` makes the env and
-runs :func:`agentgym.testing.check_env` on it.
+runs :func:`agentgym.testing.check_env` on it. ``agentgym_check_rewards("my/env-v0")`` runs
+:func:`agentgym.testing.check_rewards` and fails the test with the probe table when a degenerate
+or adversarial policy earns more than doing nothing.
 """
 
 from __future__ import annotations
@@ -18,6 +20,14 @@ def agentgym_check_env() -> Callable[..., None]:
     from . import check_registered_env
 
     return check_registered_env
+
+
+@pytest.fixture
+def agentgym_check_rewards() -> Callable[..., Any]:
+    """Return :func:`agentgym.testing.check_registered_rewards` (it raises on a failed probe)."""
+    from . import check_registered_rewards
+
+    return check_registered_rewards
 
 
 def pytest_configure(config: Any) -> None:
