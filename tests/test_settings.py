@@ -129,18 +129,23 @@ def test_eval(asked, tmp_path):
 
 @pytest.mark.parametrize("asked", ASKED)
 def test_train(asked, tmp_path):
-    """The trainer's rollouts (its config resolved the way ``GRPOTrainer.setup`` does)."""
-    from agentgym.trainers.config import load_config
-    from agentgym.trainers.rollouts import Rollouts
+    """The GRPO trainer (a tiny model decoding for real) rolls out with the same limit."""
+    from agentgym.trainers import GRPOTrainer, load_config
 
-    overrides = ["env=testsettings/endless-v0", "num_envs=1", "group_size=1",
-                 f"output_dir={tmp_path}"] + ([f"max_turns={asked}"] if asked else [])
-    cfg = load_config(None, overrides)
-    limit = cfg.resolved_max_turns(agentgym.spec(cfg.env).max_turns)
-    rollouts = Rollouts(cfg, FakePolicy(("x",)), limit)
-    result = rollouts.groups(["train0"], round=0)
+    overrides = ["env=testsettings/endless-v0", "model=agentgym.trainers.tiny:tiny_llama",
+                 "device=cpu", "num_envs=1", "group_size=1", "tasks_per_step=1",
+                 "max_new_tokens=3", "eval_every=0", "eval_at_start=false",
+                 "tensorboard=false", "progress=false", "torch_threads=1",
+                 f"output_dir={tmp_path / 'run'}"] + ([f"max_turns={asked}"] if asked else [])
+    trainer = GRPOTrainer(load_config(None, overrides))
+    trainer.setup()
+    try:
+        result = trainer.rollouts.groups(["train0"], round=0)
+    finally:
+        trainer.policy.close()
     [[traj]] = result.groups
-    assert traj.truncated and traj.turns == _expected(asked) == limit
+    assert traj.truncated and traj.reason == f"turn limit {_expected(asked)}"
+    assert traj.turns == _expected(asked) == trainer.max_turns
 
 
 def _serve(asked: int | None):
