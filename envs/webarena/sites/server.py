@@ -1,9 +1,11 @@
 """Serve the six bundled sites on loopback, one uvicorn server per site in one process.
 
 :func:`ensure_sites` is what envs call: under a file lock it reuses the running server of this
-user (recorded in ``<runtime>/servers.json``) or starts one as a detached subprocess, so every
-worker process and every env shares one set of sites. The server exits by itself after
-``idle_exit_s`` without requests; :func:`stop_sites` stops it at once.
+checkout (recorded in ``<runtime>/servers.json``; the default runtime folder is keyed to the
+checkout's path and version, see :func:`runtime_dir`) or starts one as a detached subprocess, so
+every worker process and every env of one checkout shares one set of sites. The server exits by
+itself after ``idle_exit_s`` (30 minutes) without requests; a process that used it says so at
+exit with the command that stops it at once (``--stop``, or :func:`stop_sites`).
 
 Run it by hand with ``python -m agentgym.envs.webarena.sites.server --runtime DIR``.
 """
@@ -12,7 +14,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import atexit
 import fcntl
+import hashlib
 import json
 import logging
 import os
@@ -52,10 +56,70 @@ class SiteServer:
         return self.urls[site]
 
 
+IDLE_EXIT_S = 1800.0
+"""A server with no request for this long exits by itself."""
+_STARTED_HERE: set[int] = set()
+"""Pids of the servers this process started (the others are reused, and said so)."""
+_SAID_REUSED: set[int] = set()
+_ANNOUNCED: set[Path] = set()
+
+
+def checkout_source() -> str:
+    """The folder these sites' code is served from (one checkout or installation)."""
+    return str(Path(__file__).resolve().parent)
+
+
+def _version() -> str:
+    from agentgym import __version__
+
+    return __version__
+
+
+def checkout_key(source: Path | None = None, version: str | None = None) -> str:
+    """A short key of a checkout's path and package version: two checkouts (or two versions
+    of one) never share a server, whose code and data could differ."""
+    text = f"{source or checkout_source()}|{version or _version()}"
+    return hashlib.sha256(text.encode()).hexdigest()[:10]
+
+
 def runtime_dir() -> Path:
-    """``$AGENTGYM_WEBARENA_RUNTIME`` or ``<tmp>/agentgym-webarena-<uid>``."""
+    """``$AGENTGYM_WEBARENA_RUNTIME``, else ``<tmp>/agentgym-webarena-<uid>-<checkout key>``."""
     env = os.environ.get("AGENTGYM_WEBARENA_RUNTIME")
-    return Path(env) if env else Path(tempfile.gettempdir()) / f"agentgym-webarena-{os.getuid()}"
+    if env:
+        return Path(env)
+    return Path(tempfile.gettempdir()) / f"agentgym-webarena-{os.getuid()}-{checkout_key()}"
+
+
+def stop_command(folder: Path) -> str:
+    """The shell command that stops the server of ``folder``."""
+    return f"{Path(sys.executable).name} -m agentgym.envs.webarena.sites.server --stop " \
+           f"--runtime {folder}"
+
+
+def left_running_message(folder: Path | None = None) -> str | None:
+    """What to tell a user whose process leaves the server of ``folder`` running (None when
+    none is running)."""
+    folder = folder or runtime_dir()
+    state = _read_state(folder)
+    if state is None or not _alive(state.pid):
+        return None
+    return (f"the WebArena sites server (pid {state.pid}) keeps running for other envs of this "
+            f"checkout and exits after {IDLE_EXIT_S / 60:.0f} min without requests; "
+            f"stop it now with: {stop_command(folder)}")
+
+
+def _announce_at_exit(folder: Path) -> None:
+    """Once per process and folder: say at exit that the server is left running."""
+    if folder in _ANNOUNCED:
+        return
+    _ANNOUNCED.add(folder)
+
+    def say() -> None:
+        message = left_running_message(folder)
+        if message is not None:
+            logger.warning(message)
+
+    atexit.register(say)
 
 
 def app_for(site: str, store: SessionStore) -> Any:
@@ -69,6 +133,11 @@ def app_for(site: str, store: SessionStore) -> Any:
 
 
 def _alive(pid: int) -> bool:
+    try:  # a server this process started and stopped is a zombie until reaped: reap it
+        if os.waitpid(pid, os.WNOHANG)[0] == pid:
+            return False
+    except ChildProcessError:  # not our child: its parent reaps it
+        pass
     try:
         os.kill(pid, 0)
     except OSError:
@@ -92,18 +161,51 @@ def _read_state(folder: Path) -> SiteServer | None:
         return None
 
 
+def _owner(folder: Path) -> tuple[str, str]:
+    """The checkout and version recorded by the server of ``folder``."""
+    try:
+        data = json.loads((folder / STATE_FILE).read_text())
+        return str(data.get("checkout", "")), str(data.get("version", ""))
+    except (OSError, ValueError):
+        return "", ""
+
+
+def _reuse(folder: Path, current: SiteServer | None) -> SiteServer | None:
+    """``current`` when it is a live, healthy server of this checkout (said so once when
+    another process started it); raises when it belongs to another checkout or version."""
+    if current is None or not _alive(current.pid) or not _healthy(current):
+        return None
+    checkout, version = _owner(folder)
+    if (checkout, version) != (checkout_source(), _version()):
+        raise RuntimeError(
+            f"the WebArena sites server in {folder} (pid {current.pid}) belongs to another "
+            f"checkout ({checkout or '?'}, agentgym {version or '?'}); stop it with "
+            f"{stop_command(folder)} or set AGENTGYM_WEBARENA_RUNTIME to another folder")
+    if current.pid not in _STARTED_HERE | _SAID_REUSED:
+        _SAID_REUSED.add(current.pid)
+        logger.warning("reusing the WebArena sites server (pid %d) of this checkout, started "
+                    "earlier; stop it with: %s", current.pid, stop_command(folder))
+    _announce_at_exit(folder)
+    return current
+
+
 def ensure_sites(folder: Path | None = None, timeout_s: float = 60.0) -> SiteServer:
-    """The running sites of this user, started (once, under a lock) when none answer."""
+    """The running sites of this checkout, started (once, under a lock) when none answer.
+
+    A server left by another checkout or version in the same folder is never reused (its
+    code could differ): that is an error naming how to stop it. At exit the process says that
+    the server keeps running, for how long, and how to stop it.
+    """
     folder = folder or runtime_dir()
     folder.mkdir(parents=True, exist_ok=True)
-    current = _read_state(folder)
-    if current is not None and _alive(current.pid) and _healthy(current):
-        return current
+    reused = _reuse(folder, _read_state(folder))
+    if reused is not None:
+        return reused
     with open(folder / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        current = _read_state(folder)
-        if current is not None and _alive(current.pid) and _healthy(current):
-            return current
+        reused = _reuse(folder, _read_state(folder))
+        if reused is not None:
+            return reused
         (folder / STATE_FILE).unlink(missing_ok=True)
         ensure_templates()
         log = open(folder / "server.log", "ab")  # noqa: SIM115 - handed to the child
@@ -116,6 +218,9 @@ def ensure_sites(folder: Path | None = None, timeout_s: float = 60.0) -> SiteSer
         while time.monotonic() < deadline:
             state = _read_state(folder)
             if state is not None and state.pid == proc.pid and _healthy(state):
+                _STARTED_HERE.add(proc.pid)
+                logger.info("started the WebArena sites server (pid %d, %s)", proc.pid, folder)
+                _announce_at_exit(folder)
                 return state
             if proc.poll() is not None:
                 break
@@ -164,7 +269,7 @@ def _bind(port: int) -> socket.socket:
 
 
 async def serve(folder: Path, ports: dict[str, int] | None = None,
-                idle_exit_s: float = 1800.0) -> None:
+                idle_exit_s: float = IDLE_EXIT_S) -> None:
     """Run every site until SIGTERM or ``idle_exit_s`` without a request."""
     import uvicorn
 
@@ -182,7 +287,8 @@ async def serve(folder: Path, ports: dict[str, int] | None = None,
         urls[site] = f"http://127.0.0.1:{sock.getsockname()[1]}"
     tasks = [asyncio.create_task(s.serve(sockets=[sock])) for s, sock in servers]
     tmp = folder / f".{STATE_FILE}.{os.getpid()}"
-    tmp.write_text(json.dumps({"pid": os.getpid(), "urls": urls, "sessions_root": str(root)}))
+    tmp.write_text(json.dumps({"pid": os.getpid(), "urls": urls, "sessions_root": str(root),
+                               "checkout": checkout_source(), "version": _version()}))
     os.replace(tmp, folder / STATE_FILE)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -207,12 +313,21 @@ async def serve(folder: Path, ports: dict[str, int] | None = None,
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Command line: ``--runtime DIR [--port site=PORT ...] [--idle-exit-s S]``."""
+    """Command line: ``--runtime DIR [--port site=PORT ...] [--idle-exit-s S]``, or
+    ``--stop [--runtime DIR]`` to stop the running server."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runtime", type=Path, default=runtime_dir())
     parser.add_argument("--port", action="append", default=[], help="site=PORT")
-    parser.add_argument("--idle-exit-s", type=float, default=1800.0)
+    parser.add_argument("--idle-exit-s", type=float, default=IDLE_EXIT_S)
+    parser.add_argument("--stop", action="store_true", help="Stop the running server and exit.")
     args = parser.parse_args(argv)
+    if args.stop:
+        state = _read_state(args.runtime)
+        if stop_sites(args.runtime) and state is not None:
+            sys.stdout.write(f"stopped the WebArena sites server (pid {state.pid})\n")
+        else:
+            sys.stdout.write(f"no WebArena sites server was running in {args.runtime}\n")
+        return
     ports = {k: int(v) for k, v in (p.split("=", 1) for p in args.port)}
     logging.basicConfig(level=logging.WARNING)
     args.runtime.mkdir(parents=True, exist_ok=True)
