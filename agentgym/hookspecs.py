@@ -57,6 +57,16 @@ def agentgym_register_losses(register: NamedRegistrar) -> None:
     """Register policy losses and advantage estimators selectable by name in a trainer config."""
 
 
+@hookspec
+def agentgym_register_resolvers(register: NamedRegistrar) -> None:
+    """Register env-id prefixes (``remote:``): ``register(prefix, "pkg.mod:Resolver")``."""
+
+
+@hookspec
+def agentgym_register_services(register: NamedRegistrar) -> None:
+    """Register services the CLI runs by name (``serve-retriever``): ``register(name, fn)``."""
+
+
 # -- episode boundaries ------------------------------------------------------------------------
 
 

@@ -34,7 +34,10 @@ from .specs import SPECS
 logger = logging.getLogger("agentgym.plugins")
 
 ENTRY_POINT_GROUP = "agentgym"
-REGISTRY_KINDS = ("tools", "sandboxes", "policies", "rewards", "trainers", "losses")
+REGISTRY_KINDS = ("tools", "sandboxes", "policies", "rewards", "trainers", "losses", "resolvers",
+                  "services")
+CORE_PLUGINS = {"builtin-serve": "agentgym.serve.plugin"}
+"""agentgym's own plugins that live in the core package (loaded with the entry-point ones)."""
 _SINGULAR = {"policies": "policy", "sandboxes": "sandbox", "losses": "loss"}
 
 
@@ -81,6 +84,16 @@ def _load_entry_point_plugins(state: PluginState) -> None:
             state.manager.register(plugin, name=ep.name)
         except Exception as e:  # a broken plugin must never break agentgym
             _warn(ep.name, f"{type(e).__name__}: {e}", state)
+
+
+def _load_core_plugins(state: PluginState) -> None:
+    import importlib
+
+    for name, module in CORE_PLUGINS.items():
+        try:
+            state.manager.register(importlib.import_module(module), name=name)
+        except Exception as e:  # as for any plugin: warn, never break agentgym
+            _warn(name, f"{type(e).__name__}: {e}", state)
 
 
 def call_each(
@@ -130,6 +143,7 @@ def _build() -> PluginState:
         manager.trace.root.setwriter(_trace_logger().info)
         manager.enable_tracing()
     _load_entry_point_plugins(state)
+    _load_core_plugins(state)
     manager.check_pending()
     _register_all(state)
     return state

@@ -80,14 +80,27 @@ def register_gymnasium_envs() -> list[str]:
 def spec(id: str) -> EnvSpec:
     """Return the spec registered as ``id`` (an id, an unversioned id or an alias).
 
-    For ``"remote:http://host:port/ENV"`` the spec is read from the server.
+    An id with a registered prefix (``"remote:http://host:port/ENV"``) goes to its resolver
+    (the ``resolvers`` registry: :func:`resolver_for`); the remote spec is read from the server.
     """
-    if id.startswith("remote:"):
-        from .serve.client import remote_spec
-
-        return remote_spec(id)
+    resolver = resolver_for(id)
+    if resolver is not None:
+        return resolver.spec(id)  # type: ignore[no-any-return]
     plugin_state()
     return SPECS.resolve(id)
+
+
+def resolver_for(id: str) -> Any | None:
+    """The resolver registered for ``id``'s prefix (``remote`` for ``remote:...``), or None.
+
+    Resolvers come from the plugins' ``agentgym_register_resolvers`` hook; each has
+    ``spec(id) -> EnvSpec`` and ``make(id, *, max_turns=None, **kwargs) -> AgentEnv``.
+    """
+    prefix, sep, _ = id.partition(":")
+    if not sep or not prefix or "/" in prefix:
+        return None
+    resolvers = plugin_state().registries["resolvers"]
+    return resolvers.load(prefix) if prefix in resolvers else None
 
 
 def list_envs(family: str | None = None) -> list[str]:
@@ -117,10 +130,9 @@ def make(id: str, *, max_turns: int | None = None, reward_fn: str | None = None,
     (``agentgym_register_tools``) added to the env's tool set.
     ``"remote:http://host:port/ENV"`` connects to a served env (:mod:`agentgym.serve`).
     """
-    if id.startswith("remote:"):
-        from .serve.client import make_remote
-
-        return make_remote(id, max_turns=max_turns, **kwargs)
+    resolver = resolver_for(id)
+    if resolver is not None:
+        return resolver.make(id, max_turns=max_turns, **kwargs)  # type: ignore[no-any-return]
     return _make(id, max_turns, turn_limit=True, reward_fn=reward_fn, extra_tools=extra_tools,
                  **kwargs)
 
@@ -211,5 +223,6 @@ __all__ = [
     "make",
     "register",
     "register_gymnasium_envs",
+    "resolver_for",
     "spec",
 ]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agentgym import hookimpl
-from agentgym.registrars import EnvRegistrar
+from agentgym.registrars import EnvRegistrar, NamedRegistrar
 
 
 @hookimpl
@@ -87,3 +87,11 @@ def agentgym_register_envs(register: EnvRegistrar) -> None:
     from .gui.registration import register_gui
 
     register_gui(register)
+
+
+@hookimpl
+def agentgym_register_services(register: NamedRegistrar) -> None:
+    """Register the search family's retrieval service (``agentgym serve-retriever``)."""
+    from .search.registration import register_services
+
+    register_services(register)

@@ -148,7 +148,8 @@ def test_every_registration_hook_fills_its_registry(fresh_plugins):
     agentgym.register_plugin(probe, name="probe")
     names = ["agentgym_register_tools", "agentgym_register_sandboxes",
              "agentgym_register_policies", "agentgym_register_rewards",
-             "agentgym_register_trainers", "agentgym_register_losses"]
+             "agentgym_register_trainers", "agentgym_register_losses",
+             "agentgym_register_resolvers", "agentgym_register_services"]
     assert sorted(names) == sorted(hooks)
     for kind in REGISTRY_KINDS:
         entry = agentgym.get_registry(kind).get(f"probe-{kind}")

@@ -17,6 +17,16 @@ def serve(
     transport: Annotated[str, typer.Option(help="MCP transport: stdio or http.")] = "stdio",
     host: Annotated[str, typer.Option(help="Address to bind (loopback by default).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
+    allow_public: Annotated[bool, typer.Option(
+        help="Allow a non-loopback --host (clients then need the bearer token).")] = False,
+    token: Annotated[str | None, typer.Option(
+        help="Bearer token every client must send (default: $AGENTGYM_SERVE_TOKEN; generated "
+             "and shown for a public --host).", show_default=False)] = None,
+    split: Annotated[str | None, typer.Option(
+        help="Task split to serve (default: the env's).", show_default=False)] = None,
+    expert: Annotated[bool, typer.Option(
+        help="Offer the expert's actions (GET /expert), for `--policy scripted` through "
+             "remote envs.")] = True,
     max_sessions: Annotated[int, typer.Option(help="Sessions (env instances) at once.")] = 256,
     idle_timeout: Annotated[float, typer.Option(help="Close idle sessions after N s (0: never).")]
     = 600.0,
@@ -24,21 +34,33 @@ def serve(
     """Serve envs over ``--http`` (OpenEnv reset/step/state, WebSocket) or ``--mcp`` (tools)."""
     if mcp == http:
         fail("choose exactly one of --mcp and --http")
+    if mcp and transport not in ("stdio", "http"):
+        fail(f"unknown MCP transport {transport!r}: use stdio or http")
     from ..registry import spec
-    from ..serve.run import serve_http, serve_mcp
+    from ..serve.guard import TOKEN_ENV
+    from ..serve.run import access_for, serve_http, serve_mcp
 
     for env_id in env_ids:
         run_guarded(spec, env_id)
+    access = run_guarded(access_for, host, token=token, allow_public=allow_public)
     idle = idle_timeout or None
+    env_kwargs = {"split": split} if split else None
+    if access.generated_token:
+        err_console.print(f"bearer token: {access.guard.token}\nclients send it as "
+                          f"'Authorization: Bearer <token>'; agentgym clients read "
+                          f"${TOKEN_ENV}", highlight=False, soft_wrap=True)
     if mcp:
-        if transport not in ("stdio", "http"):
-            fail(f"unknown MCP transport {transport!r}: use stdio or http")
         if transport == "http":
             err_console.print(f"MCP server of {env_ids[0]} at http://{host}:{port}/mcp")
-        run_guarded(serve_mcp, env_ids[0], transport=transport, host=host, port=port,
-                    max_sessions=max_sessions, idle_timeout_s=idle)
+        stopped = run_guarded(serve_mcp, env_ids[0], transport=transport, host=host, port=port,
+                              max_sessions=max_sessions, idle_timeout_s=idle, access=access,
+                              env_kwargs=env_kwargs)
     else:
         err_console.print(f"serving {', '.join(env_ids)} at http://{host}:{port} "
                           f"(WebSocket /ws; remote:http://{host}:{port}/<env id>)")
-        run_guarded(serve_http, env_ids, host=host, port=port, max_sessions=max_sessions,
-                    idle_timeout_s=idle)
+        stopped = run_guarded(serve_http, env_ids, host=host, port=port,
+                              max_sessions=max_sessions, idle_timeout_s=idle, access=access,
+                              env_kwargs=env_kwargs, offer_expert=expert)
+    if stopped:
+        err_console.print("stopped serving (Ctrl-C)")
+        raise typer.Exit(130)

@@ -9,12 +9,17 @@ env's private loop (use one instance either sync or async, as for every env).
 Failures never hang: every request is bounded by ``timeout_s``. A connection lost mid-episode
 (server restart, network) raises :class:`RemoteEnvError`, which the engine records as an
 ``aborted`` episode with the reason; the next ``reset`` reconnects.
+
+A server that needs a bearer token gets it from ``token=`` or ``$AGENTGYM_SERVE_TOKEN``
+(``AGENTGYM_SERVE_TOKEN=... agentgym eval remote:http://host:port/sql``). The scripted policy
+works through a remote env: :meth:`RemoteEnv.expert_actions` asks the server (``GET /expert``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode, urlsplit, urlunsplit
@@ -24,10 +29,12 @@ import pydantic
 
 from ..env import AgentEnv, Observation, StepResult
 from ..errors import EnvError, ResetNeeded, missing_extra
-from ..registry import EnvSpec
+from ..specs import EnvSpec
 from ..tasks import Task, TaskSet
+from ..toolcalls import ToolCall
 from ..tools import Tool, ToolSet
-from .wire import action_to_wire, reset_from_wire, step_from_wire
+from .guard import TOKEN_ENV
+from .wire import action_from_wire, action_to_wire, reset_from_wire, step_from_wire
 
 REMOTE_PREFIX = "remote:"
 
@@ -80,14 +87,17 @@ class RemoteEnv(AgentEnv):
         split: Task split of the server-side env (default: the server's).
         timeout_s: Longest wait for one reset or step answer.
         connect_timeout_s: Longest wait to (re)connect.
+        token: Bearer token the server requires (default: ``$AGENTGYM_SERVE_TOKEN``).
     """
 
     def __init__(
         self, url: str, *, split: str | None = None, timeout_s: float = 300.0,
-        connect_timeout_s: float = 10.0,
+        connect_timeout_s: float = 10.0, token: str | None = None,
     ) -> None:
         super().__init__()
         self.url = url
+        token = token or os.environ.get(TOKEN_ENV) or None
+        self._headers = {"Authorization": f"Bearer {token}"} if token else {}
         self.http_base, self.ws_url = _endpoints(url)
         self._query = f"?{urlencode({'split': split})}" if split is not None else ""
         self.ws_url += self._query
@@ -109,12 +119,17 @@ class RemoteEnv(AgentEnv):
             description=str(meta.get("description", "")), max_turns=self.max_turns,
         )
         tasks = self._get("/tasks")
+        self.split = str(tasks.get("split") or self.split)
         self.task_set = TaskSet(Task(str(t), self.split or "train", "") for t in tasks["task_ids"])
+        self.task: Task | None = None
+        """The task of the current episode (from the server's reset info)."""
 
-    def _get(self, path: str) -> dict[str, Any]:
+    def _get(self, path: str, query: str | None = None, timeout_s: float | None = None
+             ) -> dict[str, Any]:
         try:
-            response = httpx.get(self.http_base + path + self._query,
-                                 timeout=self.connect_timeout_s)
+            response = httpx.get(self.http_base + path + (self._query if query is None else query),
+                                 timeout=timeout_s or self.connect_timeout_s,
+                                 headers=self._headers)
         except httpx.HTTPError as e:
             raise RemoteEnvError(f"cannot reach env server {self.http_base}: {e}") from e
         if response.status_code != 200:
@@ -122,7 +137,32 @@ class RemoteEnv(AgentEnv):
                 f"env server {self.http_base}{path} answered {response.status_code}: "
                 f"{response.text[:300]}"
             )
-        return response.json()  # type: ignore[no-any-return]
+        try:
+            body = response.json()
+        except ValueError as e:
+            raise RemoteEnvError(f"env server {self.http_base}{path} sent no JSON") from e
+        if not isinstance(body, dict):
+            raise RemoteEnvError(f"env server {self.http_base}{path} sent a malformed answer")
+        return body
+
+    def expert_actions(self, task: Task) -> list[Any]:
+        """The server-side expert's actions for the current episode (``GET /expert``).
+
+        Raises :class:`RemoteEnvError` when the server offers none (``--no-expert``, an env
+        without an expert), so the episode is aborted with the server's reason.
+        """
+        if self.session_id is None:
+            raise ResetNeeded("call reset() before asking for the expert")
+        body = self._get("/expert", f"?{urlencode({'session_id': self.session_id})}",
+                         self.timeout_s)
+        actions = body.get("actions")
+        if not isinstance(actions, list):
+            raise RemoteEnvError(f"env server {self.http_base}/expert sent a malformed answer")
+        try:
+            return [_expert_action(a) for a in actions]
+        except (ValueError, TypeError, AttributeError) as e:  # InvalidAction is a ValueError
+            raise RemoteEnvError(f"env server {self.http_base}/expert sent a malformed "
+                                 f"action: {e}") from e
 
     # -- connection --------------------------------------------------------------------------
 
@@ -133,7 +173,8 @@ class RemoteEnv(AgentEnv):
             raise missing_extra("websockets", "serve") from e
         try:
             return await asyncio.wait_for(
-                connect(self.ws_url, max_size=64 * 2**20, open_timeout=self.connect_timeout_s),
+                connect(self.ws_url, max_size=64 * 2**20, open_timeout=self.connect_timeout_s,
+                        additional_headers=self._headers),
                 self.connect_timeout_s,
             )
         except Exception as e:  # refused, unreachable, timed out, bad handshake
@@ -210,6 +251,8 @@ class RemoteEnv(AgentEnv):
                     raise  # an error answer, or a second lost connection
         obs, info = reset_from_wire(reply["data"])
         self.session_id = (reply["data"].get("metadata") or {}).get("session_id")
+        task_id = info.get("task_id")
+        self.task = Task(str(task_id), self.split or "train", "") if task_id is not None else None
         self._episode_open = True
         return obs, info
 
@@ -231,12 +274,29 @@ class RemoteEnv(AgentEnv):
         await self._drop()
 
 
+def _expert_action(wire: Any) -> Any:
+    """A served expert action back as the env's action: tool calls as :class:`ToolCall`."""
+    action = action_from_wire(wire)
+    if isinstance(action, dict):
+        calls = []
+        for call in action.get("tool_calls") or []:
+            fn = call.get("function", call) if isinstance(call, dict) else {}
+            arguments = fn.get("arguments") or {}
+            if isinstance(arguments, str):
+                arguments = json.loads(arguments)
+            calls.append(ToolCall(str(fn.get("name")), dict(arguments)))
+        return calls
+    return action
+
+
 def remote_spec(target: str) -> EnvSpec:
     """``spec("remote:URL")``: the served env's spec, read from the server's ``/metadata``."""
     url = target[len(REMOTE_PREFIX):] if target.startswith(REMOTE_PREFIX) else target
     http_base, _ = _endpoints(url)
+    token = os.environ.get(TOKEN_ENV)
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
     try:
-        response = httpx.get(http_base + "/metadata", timeout=10.0)
+        response = httpx.get(http_base + "/metadata", timeout=10.0, headers=headers)
     except httpx.HTTPError as e:
         raise RemoteEnvError(f"cannot reach env server {http_base}: {e}") from e
     if response.status_code != 200:
@@ -259,6 +319,22 @@ def make_remote(target: str, *, max_turns: int | None = None, **kwargs: Any) -> 
     return env
 
 
+class RemoteResolver:
+    """The ``remote:`` resolver (registered by :mod:`agentgym.serve.plugin`): what
+    :func:`agentgym.make` and :func:`agentgym.spec` call for ``remote:URL`` ids."""
+
+    @staticmethod
+    def spec(target: str) -> EnvSpec:
+        """The served env's spec (:func:`remote_spec`)."""
+        return remote_spec(target)
+
+    @staticmethod
+    def make(target: str, *, max_turns: int | None = None, **kwargs: Any) -> AgentEnv:
+        """A :class:`RemoteEnv` (:func:`make_remote`)."""
+        return make_remote(target, max_turns=max_turns, **kwargs)
+
+
 __all__ = [
-    "REMOTE_PREFIX", "RemoteEnv", "RemoteEnvError", "SchemaTool", "make_remote", "remote_spec",
+    "REMOTE_PREFIX", "RemoteEnv", "RemoteEnvError", "RemoteResolver", "SchemaTool", "make_remote",
+    "remote_spec",
 ]

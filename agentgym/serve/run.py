@@ -1,24 +1,94 @@
 """Run a server: ``agentgym serve ENV --mcp|--http`` and ``python -m agentgym.serve``.
 
-HTTP servers bind to loopback (``127.0.0.1``) unless ``host`` says otherwise: a served env runs
-model-written actions (SQL, code), so exposing it is an explicit choice.
+Safe by default: servers bind loopback (``127.0.0.1``) and answer only to loopback Host names and
+Origins; another ``host`` is refused without ``allow_public``, and a public server always needs a
+bearer token (given, read from ``AGENTGYM_SERVE_TOKEN``, or generated and shown at start). A
+served env runs model-written actions (SQL, code, a desktop), so exposing it is an explicit
+choice. Ctrl-C stops a server with one line, never a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import logging
+import os
+from dataclasses import dataclass
 from typing import Any
+
+from .guard import (
+    DEFAULT_MAX_BODY_BYTES,
+    TOKEN_ENV,
+    GuardSettings,
+    check_bind,
+    guard_for,
+    is_loopback,
+    new_token,
+)
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+logger = logging.getLogger(__name__)
 
 
-def _uvicorn(app: Any, host: str, port: int, log_level: str) -> None:
+@dataclass(frozen=True)
+class Access:
+    """Who may call a server: its request guard, and whether its token was generated here."""
+
+    guard: GuardSettings
+    generated_token: bool = False
+
+
+def access_for(host: str, *, token: str | None = None, allow_public: bool = False,
+               max_body_bytes: int = DEFAULT_MAX_BODY_BYTES, what: str = "the server") -> Access:
+    """Decide a server's access rules from its bind address (the one place this is decided).
+
+    ``token`` (else ``$AGENTGYM_SERVE_TOKEN``) is required of every client when given; a
+    non-loopback ``host`` needs ``allow_public`` and gets a generated token when none is given.
+    Raises ValueError for a public host without ``allow_public``.
+    """
+    check_bind(host, allow_public, what)
+    token = token or os.environ.get(TOKEN_ENV) or None
+    generated = token is None and not is_loopback(host)
+    if generated:
+        token = new_token()
+    return Access(guard_for(host, token=token, max_body_bytes=max_body_bytes), generated)
+
+
+class _ShutdownNoise(logging.Filter):
+    """Drops uvicorn's records about requests cut by Ctrl-C (their tracebacks end in
+    CancelledError and say nothing the user can act on)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, asyncio.CancelledError):
+            return False
+        return "timeout graceful shutdown exceeded" not in record.getMessage()
+
+
+def run_uvicorn(app: Any, host: str, port: int, *, log_level: str = "warning",
+                max_message_bytes: int = DEFAULT_MAX_BODY_BYTES, keep_alive_s: int = 75) -> bool:
+    """Serve ``app`` until Ctrl-C or SIGTERM; True when stopped by Ctrl-C.
+
+    In-flight requests get a few seconds to finish, then are cut without a traceback.
+    """
     import uvicorn
 
-    uvicorn.run(app, host=host, port=port, log_level=log_level, ws_max_size=64 * 2**20,
-                timeout_graceful_shutdown=5, timeout_keep_alive=75)
+    config = uvicorn.Config(app, host=host, port=port, log_level=log_level, access_log=False,
+                            ws_max_size=max_message_bytes, timeout_graceful_shutdown=3,
+                            timeout_keep_alive=keep_alive_s)
+    noise = _ShutdownNoise()
+    loggers = [logging.getLogger(n) for n in ("uvicorn.error", "uvicorn", "asyncio")]
+    for lg in loggers:
+        lg.addFilter(noise)
+    try:
+        uvicorn.Server(config).run()
+    except KeyboardInterrupt:  # uvicorn re-raises the captured SIGINT once it has stopped
+        return True
+    finally:
+        for lg in loggers:
+            lg.removeFilter(noise)
+    return False
 
 
 def serve_http(
@@ -29,12 +99,21 @@ def serve_http(
     max_sessions: int = 256,
     idle_timeout_s: float | None = 600.0,
     log_level: str = "warning",
-) -> None:
-    """Serve ``env_ids`` over the OpenEnv-compatible HTTP/WebSocket protocol until interrupted."""
+    access: Access | None = None,
+    env_kwargs: dict[str, Any] | None = None,
+    offer_expert: bool = True,
+) -> bool:
+    """Serve ``env_ids`` over the OpenEnv-compatible HTTP/WebSocket protocol until interrupted.
+
+    ``access`` defaults to :func:`access_for` ``(host)``. Returns True when stopped by Ctrl-C.
+    """
     from .http import create_app
 
-    app = create_app(env_ids, max_sessions=max_sessions, idle_timeout_s=idle_timeout_s)
-    _uvicorn(app, host, port, log_level)
+    access = access or access_for(host)
+    app = create_app(env_ids, max_sessions=max_sessions, idle_timeout_s=idle_timeout_s,
+                     guard=access.guard, env_kwargs=env_kwargs, offer_expert=offer_expert)
+    return run_uvicorn(app, host, port, log_level=log_level,
+                       max_message_bytes=access.guard.max_body_bytes)
 
 
 def serve_mcp(
@@ -46,19 +125,31 @@ def serve_mcp(
     max_sessions: int = 64,
     idle_timeout_s: float | None = 600.0,
     log_level: str = "warning",
-) -> None:
-    """Serve ``env_id`` as an MCP server over ``stdio`` or streamable ``http`` (path ``/mcp``)."""
+    access: Access | None = None,
+    env_kwargs: dict[str, Any] | None = None,
+) -> bool:
+    """Serve ``env_id`` as an MCP server over ``stdio`` or streamable ``http`` (path ``/mcp``).
+
+    Returns True when stopped by Ctrl-C.
+    """
     import anyio
 
     from .mcp import create_mcp_server
 
-    server = create_mcp_server(env_id, max_episodes=max_sessions, idle_timeout_s=idle_timeout_s)
-    if transport == "stdio":
-        anyio.run(server.run_stdio)
-    elif transport == "http":
-        _uvicorn(server.http_app(host=host), host, port, log_level)
-    else:
+    if transport not in ("stdio", "http"):
         raise ValueError(f"unknown MCP transport {transport!r}: use stdio or http")
+    access = access or access_for(host)
+    server = create_mcp_server(env_id, max_episodes=max_sessions, idle_timeout_s=idle_timeout_s,
+                               env_kwargs=env_kwargs)
+    if transport == "stdio":
+        try:
+            anyio.run(server.run_stdio)
+        except KeyboardInterrupt:
+            return True
+        return False
+    app = server.http_app(host=host, guard=access.guard)
+    return run_uvicorn(app, host, port, log_level=log_level,
+                       max_message_bytes=access.guard.max_body_bytes)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -72,18 +163,46 @@ def main(argv: list[str] | None = None) -> None:
                         help="MCP transport (default stdio)")
     parser.add_argument("--host", default=DEFAULT_HOST)
     parser.add_argument("--port", type=int, default=DEFAULT_PORT)
+    parser.add_argument("--allow-public", action="store_true",
+                        help="allow a non-loopback --host (a bearer token is then required)")
+    parser.add_argument("--token", default=None,
+                        help=f"bearer token clients must send (default: ${TOKEN_ENV}; generated "
+                             "for a public host)")
+    parser.add_argument("--split", default=None, help="task split to serve")
     parser.add_argument("--max-sessions", type=int, default=256)
     parser.add_argument("--idle-timeout", type=float, default=600.0,
                         help="seconds; 0 disables the idle timeout")
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING)
+    logging.basicConfig(level=logging.WARNING, format="%(message)s")
+    try:
+        access = access_for(args.host, token=args.token, allow_public=args.allow_public)
+    except ValueError as e:
+        parser.error(str(e))
+    if access.generated_token:
+        logger.warning("bearer token (clients send it as %s): %s", TOKEN_ENV,
+                       access.guard.token)
     idle = args.idle_timeout or None
+    env_kwargs = {"split": args.split} if args.split else None
     if args.mcp:
-        serve_mcp(args.env_ids[0], transport=args.transport, host=args.host, port=args.port,
-                  max_sessions=args.max_sessions, idle_timeout_s=idle)
+        stopped = serve_mcp(args.env_ids[0], transport=args.transport, host=args.host,
+                            port=args.port, max_sessions=args.max_sessions, idle_timeout_s=idle,
+                            access=access, env_kwargs=env_kwargs)
     else:
-        serve_http(args.env_ids, host=args.host, port=args.port,
-                   max_sessions=args.max_sessions, idle_timeout_s=idle)
+        stopped = serve_http(args.env_ids, host=args.host, port=args.port,
+                             max_sessions=args.max_sessions, idle_timeout_s=idle, access=access,
+                             env_kwargs=env_kwargs)
+    if stopped:
+        logger.warning("stopped (Ctrl-C)")
+        raise SystemExit(130)
 
 
-__all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "main", "serve_http", "serve_mcp"]
+__all__ = [
+    "DEFAULT_HOST",
+    "DEFAULT_PORT",
+    "Access",
+    "access_for",
+    "main",
+    "run_uvicorn",
+    "serve_http",
+    "serve_mcp",
+]

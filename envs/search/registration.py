@@ -31,3 +31,9 @@ def register_search(register: Any) -> None:
              description="One-hop questions with the top search result shown; one-turn answer "
                          "(the SmolLM2 learning subset).")
 
+
+def register_services(register: Any) -> None:
+    """Register ``retriever``: the Search-R1-compatible ``/retrieve`` service."""
+    register("retriever", "agentgym.envs.search.service:serve_corpus",
+             description="Search-R1-compatible POST /retrieve over a corpus "
+                         "(agentgym serve-retriever).")

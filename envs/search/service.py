@@ -8,14 +8,18 @@ Extensions: ``GET /passages/{id}`` (the env's ``open`` tool) and ``GET /health``
 Concurrent requests are merged: a single batcher task takes every pending request (up to
 ``max_batch`` queries), runs one ``batch_search`` on the event loop and hands each request its
 rows, so many env workers share one index. Limits answer with a clear 4xx:
-more than ``max_batch`` queries (413), a body over ``max_body_bytes`` (413), ``topk`` outside
-1..100 or malformed JSON (422). The server binds 127.0.0.1 unless another host is given.
+more than ``max_batch`` queries (413), a body over ``max_body_bytes`` (413, counted as the body
+arrives, chunked or not), ``topk`` outside 1..100 or malformed JSON (422).
+
+Safe by default, as ``agentgym serve``: every request passes the same
+:class:`agentgym.serve.guard.RequestGuard` (loopback Host and Origin only, JSON content type,
+bearer token when one is set); the service binds 127.0.0.1, another host needs ``allow_public``
+and then a token.
 """
 
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import json
 import logging
 from collections.abc import AsyncIterator, Sequence
@@ -24,8 +28,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
+
+from agentgym.serve.guard import GuardSettings, RequestGuard, is_loopback
+from agentgym.serve.run import access_for, run_uvicorn
+from agentgym.serve.wire import MalformedRequest, parse_json
 
 from .retrievers.base import MAX_K, Hit, Retriever
 
@@ -117,8 +126,10 @@ class Batcher:
 
 
 def create_app(retriever: Retriever, max_batch: int = MAX_BATCH,
-               max_body_bytes: int = MAX_BODY_BYTES) -> FastAPI:
-    """The FastAPI app serving ``retriever``."""
+               max_body_bytes: int = MAX_BODY_BYTES, guard: GuardSettings | None = None
+               ) -> FastAPI:
+    """The FastAPI app serving ``retriever`` behind :class:`RequestGuard` (``guard``: loopback
+    only, no token, by default; its body limit is ``max_body_bytes``)."""
     batcher = Batcher(retriever, max_batch)
 
     @asynccontextmanager
@@ -130,12 +141,14 @@ def create_app(retriever: Retriever, max_batch: int = MAX_BATCH,
     app = FastAPI(title="agentgym retriever", lifespan=lifespan)
     app.state.batcher = batcher
 
-    @app.middleware("http")
-    async def limit_body(request: Request, call_next: Any) -> Any:
-        length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > max_body_bytes):
-            return JSONResponse({"detail": f"request body over {max_body_bytes} bytes"}, 413)
-        return await call_next(request)
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse({"detail": f"invalid request: {_first_error(exc)}"}, 422)
+
+    @app.exception_handler(Exception)
+    async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
+        logger.error("request failed", exc_info=exc)  # the trace stays in the service's log
+        return JSONResponse({"detail": f"internal error ({type(exc).__name__})"}, 500)
 
     @app.get("/health")
     async def health() -> dict[str, Any]:
@@ -144,8 +157,14 @@ def create_app(retriever: Retriever, max_batch: int = MAX_BATCH,
                 "queries": batcher.queries}
 
     @app.post("/retrieve", response_class=Response)
-    async def retrieve(body: RetrieveRequest) -> Response:
+    async def retrieve(request: Request) -> Response:
         """Search-R1's ``/retrieve``: the top ``topk`` passages of every query."""
+        try:
+            body = RetrieveRequest.model_validate(parse_json(await request.body()))
+        except MalformedRequest as e:
+            raise HTTPException(422, str(e)) from e
+        except ValueError as e:  # pydantic's ValidationError
+            raise HTTPException(422, f"invalid request: {str(e).splitlines()[0]}") from e
         if len(body.queries) > max_batch:
             raise HTTPException(413, f"{len(body.queries)} queries in one request; the limit "
                                      f"is {max_batch}: split the batch")
@@ -165,42 +184,55 @@ def create_app(retriever: Retriever, max_batch: int = MAX_BATCH,
             raise HTTPException(404, f"no passage with id {doc_id!r}")
         return {"id": found.id, "contents": found.contents}
 
+    settings = guard or GuardSettings()
+    app.add_middleware(RequestGuard, settings=GuardSettings(
+        settings.allowed_hosts, settings.allowed_origins, settings.token, max_body_bytes))
     return app
 
 
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` is a loopback address or ``localhost``."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+def _first_error(exc: RequestValidationError) -> str:
+    errors = exc.errors()
+    if not errors:
+        return "malformed"
+    e = errors[0]
+    return f"{'.'.join(str(p) for p in e.get('loc', ())) or 'body'}: {e.get('msg', '')}"
 
 
 def serve(retriever: Retriever, host: str = "127.0.0.1", port: int = 8000,
-          allow_public: bool = False, max_batch: int = MAX_BATCH) -> None:
-    """Run the service with uvicorn until interrupted; a public host needs ``allow_public``."""
-    import uvicorn
+          allow_public: bool = False, max_batch: int = MAX_BATCH, token: str | None = None
+          ) -> bool:
+    """Run the service until interrupted; True when stopped by Ctrl-C.
 
-    if not is_loopback(host) and not allow_public:
-        raise ValueError(f"refusing to bind {host!r}: the service has no authentication; pass "
-                         "allow_public=True (--allow-public) to expose it beyond this machine")
-    uvicorn.run(create_app(retriever, max_batch), host=host, port=port, log_level="warning",
-                access_log=False, timeout_keep_alive=KEEP_ALIVE_S)
+    A public host needs ``allow_public`` and a bearer token (``token``, else
+    ``$AGENTGYM_SERVE_TOKEN``, else a generated one; the caller shows it).
+    """
+    access = access_for(host, token=token, allow_public=allow_public,
+                        max_body_bytes=MAX_BODY_BYTES, what="the retriever service")
+    app = create_app(retriever, max_batch, guard=access.guard)
+    return run_uvicorn(app, host, port, keep_alive_s=KEEP_ALIVE_S)
 
 
 def serve_corpus(retriever: str = "bm25", corpus_path: str | None = None,
                  host: str = "127.0.0.1", port: int = 8000, allow_public: bool = False,
-                 max_batch: int = MAX_BATCH, seed: int = 0) -> None:
-    """Serve the bundled encyclopedia (or a Search-R1 corpus file) with a cached index."""
+                 max_batch: int = MAX_BATCH, seed: int = 0, token: str | None = None) -> bool:
+    """Serve the bundled encyclopedia (or a Search-R1 corpus file) with a cached index.
+
+    Registered as the ``retriever`` service (``agentgym serve-retriever``); True when stopped
+    by Ctrl-C.
+    """
     from .data import build_retriever, file_corpus, generated_data
 
-    if not is_loopback(host) and not allow_public:  # refuse before building any index
-        raise ValueError(f"refusing to bind {host!r} without allow_public (--allow-public)")
+    # refuse a public bind before building any index
+    access_for(host, token=token or "unused", allow_public=allow_public,
+               what="the retriever service")
     if corpus_path:
         corpus, folder = file_corpus(corpus_path)
     else:
         data = generated_data(seed)
         corpus, folder = data.corpus, data.folder
-    serve(build_retriever(retriever, corpus, folder), host, port, allow_public, max_batch)
+    return serve(build_retriever(retriever, corpus, folder), host, port, allow_public,
+                 max_batch, token)
+
+
+__all__ = ["MAX_BATCH", "MAX_BODY_BYTES", "Batcher", "RetrieveRequest", "create_app",
+           "is_loopback", "serve", "serve_corpus"]

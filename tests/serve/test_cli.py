@@ -24,3 +24,73 @@ def test_serve_http_command_serves_a_remote_env():
         obs, _info = env.reset(options={"task_id": "add-2-3"})
         assert env.step("5")[1] == 1.0
         env.close()
+
+
+def _interrupt_mid_request(cmd: list[str], port: int, websocket: bool) -> tuple[int, str]:
+    """Start ``cmd``, leave a request half-sent and a WebSocket open, press Ctrl-C."""
+    import json
+    import signal
+    import socket
+    import subprocess
+
+    from websockets.sync.client import connect
+
+    from .servers import wait_healthy
+
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_healthy(f"http://127.0.0.1:{port}/health", 120)
+        slow = socket.create_connection(("127.0.0.1", port), timeout=30)
+        slow.sendall(b"POST /reset HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json"
+                     b"\r\nContent-Length: 100\r\n\r\n{\"se")  # the rest never comes
+        ws = None
+        if websocket:
+            ws = connect(f"ws://127.0.0.1:{port}/ws", open_timeout=30)
+            ws.send(json.dumps({"type": "reset", "data": {}}))
+            ws.recv(timeout=30)
+        proc.send_signal(signal.SIGINT)
+        _out, err = proc.communicate(timeout=120)
+        slow.close()
+        if ws is not None:
+            ws.close()
+        return proc.returncode, err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+
+
+def test_ctrl_c_stops_serve_with_one_line():
+    import sys
+
+    from .servers import free_port
+
+    port = free_port()
+    code, err = _interrupt_mid_request(
+        [sys.executable, "-m", "agentgym.cli", "serve", "arith", "--http", "--port", str(port)],
+        port, websocket=True)
+    assert "Traceback" not in err and "CancelledError" not in err, err
+    assert err.strip().splitlines()[-1] == "stopped serving (Ctrl-C)"
+    assert code == 130
+
+
+def test_ctrl_c_stops_serve_retriever_with_one_line():
+    import sys
+
+    from .servers import free_port
+
+    port = free_port()
+    code, err = _interrupt_mid_request(
+        [sys.executable, "-m", "agentgym.cli", "serve-retriever", "--port", str(port)],
+        port, websocket=False)
+    assert "Traceback" not in err and "CancelledError" not in err, err
+    assert err.strip().splitlines()[-1] == "stopped serving (Ctrl-C)"
+    assert code == 130
+
+
+def test_serve_split_is_served_and_reported():
+    import httpx
+
+    with server_process("serve", "arith", "--http", "--split", "test",
+                        module="agentgym.cli") as (url, _):
+        assert httpx.get(url + "/tasks").json()["split"] == "test"

@@ -146,3 +146,53 @@ def test_split_spec_and_eval_of_a_remote_env(http_url, tmp_path):
     results = run_eval(EvalConfig(url, policy="fake", n=4, out=str(tmp_path / "eval")),
                        policy=policy)
     assert results["metrics"]["success_rate"] == 1.0 or results["metrics"]["mean_reward"] == 1.0
+
+
+def test_scripted_policy_plays_a_remote_env_through_the_servers_expert(http_url, tmp_path):
+    """docs/serve.md: `agentgym eval remote:... --policy scripted` works (it aborted every episode:
+    "this env offers no expert")."""
+    from agentgym.rollout.evaluate import EvalConfig, run_eval
+
+    url = f"remote:{http_url}/sql"
+    results = run_eval(EvalConfig(url, policy="scripted", n=3, out=str(tmp_path / "eval")))
+    metrics = results["metrics"]
+    assert metrics.get("aborted", 0) == 0, metrics
+    assert metrics["success_rate"] == 1.0
+
+
+def test_a_server_without_the_expert_aborts_scripted_episodes_with_its_reason(tmp_path):
+    from agentgym.rollout.evaluate import EvalConfig, run_eval
+    from agentgym.serve import create_app
+
+    server = ThreadServer(create_app(["arith"], offer_expert=False))
+    server.start()
+    try:
+        env = make(f"remote:{server.url}")
+        env.reset(seed=1)
+        with pytest.raises(RemoteEnvError, match="403.*expert"):
+            env.unwrapped.expert_actions(env.unwrapped.task)
+        env.close()
+        results = run_eval(EvalConfig(f"remote:{server.url}", policy="scripted", n=2,
+                                      out=str(tmp_path / "eval")))
+        assert results["metrics"]["aborted"] == 2, results["metrics"]
+        assert "expert" in str(results["metrics"]["abort_reasons"])
+    finally:
+        server.stop()
+
+
+def test_the_served_split_is_what_tasks_reports():
+    from agentgym.serve import create_app
+
+    server = ThreadServer(create_app(["arith"], env_kwargs={"split": "test"}))
+    server.start()
+    try:
+        import httpx
+
+        tasks = httpx.get(server.url + "/tasks").json()
+        assert tasks["split"] == "test"
+        assert tasks["task_ids"] == make("arith", split="test").unwrapped.task_set.ids()
+        env = make(f"remote:{server.url}")
+        assert env.unwrapped.split == "test"
+        env.close()
+    finally:
+        server.stop()

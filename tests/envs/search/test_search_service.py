@@ -25,7 +25,7 @@ def retriever(small_corpus):
 
 @pytest.fixture()
 def client(retriever):
-    with TestClient(create_app(retriever, max_batch=64)) as c:
+    with TestClient(create_app(retriever, max_batch=64), base_url="http://127.0.0.1") as c:
         yield c
 
 
