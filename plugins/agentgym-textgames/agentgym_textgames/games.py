@@ -60,17 +60,29 @@ def fewer_guesses_reward(guesses: int, max_guesses: int) -> float:
 
 
 class GuessNumberEnv(TaskToolEnv):
-    """Find a hidden number with the ``guess`` tool; reward 1 for finding it."""
+    """Find a hidden number with the ``guess`` tool; reward 1 for finding it.
+
+    One guess per turn and at most :attr:`max_guesses` (7, the worst case of binary search over
+    1..100): enumerating numbers wins at most 7% of games, a binary search every game.
+    """
 
     instructions = (
         "You play guess-the-number. Call the tool `guess` with an integer from 1 to 100; it "
-        'answers "higher", "lower" or "correct". Call it as '
-        '<tool_call>{"name": "guess", "arguments": {"number": 50}}</tool_call>.'
+        'answers "higher", "lower" or "correct". One guess per turn, seven guesses in all. '
+        'Call it as <tool_call>{"name": "guess", "arguments": {"number": 50}}</tool_call>.'
     )
+    max_guesses = 7
+    """Binary search over 1..100 needs at most 7 guesses."""
+    reward_probe_exemptions = {  # noqa: RUF012
+        "numbers": "guessing numbers is the game: one guess per turn and 7 guesses bound "
+                   "enumeration to 7% of games (tests/security/test_rewards_textgames.py)",
+        "candidates": "the candidates are the targets, i.e. numbers: bounded as above",
+    }
 
     def __init__(self, split: str = "train") -> None:
         super().__init__(guess_number_tasks(), split)
         self.guesses = 0
+        self.guessed_on_turn = 0
 
     def make_tools(self) -> list:
         """The single ``guess`` tool."""
@@ -79,6 +91,7 @@ class GuessNumberEnv(TaskToolEnv):
     def start(self, task: Task) -> str:
         """Reset the guess counter and show the task."""
         self.guesses = 0
+        self.guessed_on_turn = 0
         return task.prompt
 
     def guess(self, number: int) -> str:
@@ -89,11 +102,17 @@ class GuessNumberEnv(TaskToolEnv):
         """
         if not 1 <= number <= 100:
             raise ToolArgumentError(f"number must be between 1 and 100, got {number}")
+        if self.guessed_on_turn == self.turn:
+            raise ToolArgumentError("one guess per turn: this guess was not counted")
+        self.guessed_on_turn = self.turn
         self.guesses += 1
         target = self.task.data["target"]  # type: ignore[union-attr]
         if number == target:
             self.finish(1.0, success=True, guesses=self.guesses)
             return f"correct: {number} after {self.guesses} guesses"
+        if self.guesses >= self.max_guesses:
+            self.finish(0.0, success=False, guesses=self.guesses)
+            return f"wrong; out of guesses, the number was {target}"
         return "higher" if target > number else "lower"
 
     def expert_actions(self, task: Task) -> list[str]:
@@ -117,6 +136,10 @@ class WordleEnv(TaskToolEnv):
         '<tool_call>{"name": "guess", "arguments": {"word": "crane"}}</tool_call>.'
     )
     max_guesses = 6
+    reward_probe_exemptions = {  # noqa: RUF012
+        "candidates": "guessing words is the game: six guesses and a reward that falls with "
+                      "every guess bound what guessing from a word list earns",
+    }
 
     def __init__(self, split: str = "train") -> None:
         super().__init__(wordle_tasks(), split)
