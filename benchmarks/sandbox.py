@@ -5,13 +5,21 @@ Two workloads: a trivial snippet (``print(1)``) and a task-like test run (a smal
 eight asserts, as the code env's hidden tests run). For each backend it reports p50/p95 latency
 of sequential runs, sequential runs/s, and runs/s with ``--concurrency`` workers. Figure lines
 follow, each named with its unit; every ratio is ``a_vs_b_<what>=a/b`` (``..._p50_ratio`` is
-p50 latency of a over p50 latency of b, so below 1 means a is faster). The last line is
-``docker_warm_vs_docker_cold_p50_ratio=`` for the trivial snippet.
+p50 latency of a over p50 latency of b, so below 1 means a is faster).
+
+Then the code env's scorer, old and new side by side on Docker warm and bubblewrap: scoring the
+reference solution of a bundled task on its hidden tests, end to end (files, sandbox run, report),
+with the new harness (the runner calls the solution, the checks run on the host:
+``CodeEnv.evaluate``) and the old one (tests and report inside the solution's process, kept in
+``envs/code/_old_harness.py`` for this benchmark only). Old and new runs alternate on the same
+sandbox so both see the same load. The last line is ``new_vs_old_harness_docker_warm_p50=``
+(p50 of new over p50 of old; below 1 means the new harness is faster).
 
 Usage::
 
     scripts/start_dockerd.sh && scripts/build_sandbox_image.sh
     python benchmarks/sandbox.py [--runs 40] [--cold-runs 6] [--concurrency 2] [--json out.json]
+    python benchmarks/sandbox.py --workloads harness --backends "docker warm,bubblewrap"
 
 Backends that cannot run here (no engine, no bwrap) are reported as skipped.
 """
@@ -110,6 +118,53 @@ def _measure(
     return latencies, sequential, concurrent
 
 
+HARNESS_TASK = "code-0115"
+"""The bundled task with the largest results (about 30 kB of return values per scoring)."""
+HARNESS_BACKENDS = ("docker warm", "bubblewrap")
+
+
+def _harness_scorers(box: Sandbox) -> dict[str, Callable[[], None]]:
+    """One scoring of the reference solution with the old and with the new harness."""
+    from agentgym.envs.code._old_harness import _old_harness_files, _old_parse_report
+    from agentgym.envs.code.env import PER_TEST_S, TEST_LIMITS, CodeEnv, load_tasks, task_cases
+
+    task = load_tasks().get(HARNESS_TASK)
+    code, tests = task.data["canonical_solution"], list(task.data["hidden_tests"])
+    cases, entry = task_cases(task, "hidden"), task.data["entry_point"]
+    env = CodeEnv(sandbox=box.name)
+    env._sandbox = box  # score on the benchmark's sandbox
+
+    def old() -> None:
+        files, marker = _old_harness_files(code, tests)
+        result = box.run(["python3", "harness.py", marker, str(PER_TEST_S)], files=files,
+                         limits=TEST_LIMITS)  # fmt: skip
+        report = _old_parse_report(result.stdout, marker, tests, result.summary())
+        if report.passed != len(tests):
+            raise RuntimeError(f"old harness: {report}")
+
+    def new() -> None:
+        report = env.evaluate(code, cases, entry)
+        if report.passed != report.total:
+            raise RuntimeError(f"new harness: {report}")
+
+    return {"harness old": old, "harness new": new}
+
+
+def _measure_harness(box: Sandbox, runs: int, tick: Callable[[], None]) -> dict[str, list[float]]:
+    """Latencies of the old and new harness, alternating (and swapping the order each round)."""
+    scorers = _harness_scorers(box)
+    for score in scorers.values():
+        score()  # warm-up
+    latencies: dict[str, list[float]] = {name: [] for name in scorers}
+    for i in range(runs):
+        for name in sorted(scorers, reverse=bool(i % 2)):
+            start = time.perf_counter()
+            scorers[name]()
+            latencies[name].append(time.perf_counter() - start)
+            tick()
+    return latencies
+
+
 def main() -> None:
     """Run the benchmark and print the table and the ratio lines."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -118,7 +173,10 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=2, help="workers for runs/s")
     parser.add_argument("--backends", default="docker warm,docker exec,docker cold,bubblewrap")
     parser.add_argument("--json", help="also write the rows to this file")
+    parser.add_argument("--workloads", default="snippets,harness",
+                        help="snippets (print(1), task test run) and/or harness (old vs new)")
     args = parser.parse_args()
+    workloads = {w.strip() for w in args.workloads.split(",")}
     logging.basicConfig(level=logging.WARNING)
     console = Console()
     console.width = max(console.width, 110)  # keep the table on one line per row in logs
@@ -133,6 +191,8 @@ def main() -> None:
                 console.print(f"[yellow]skipped {backend}: {e}")
                 continue
             for workload, (code, expected) in WORKLOADS.items():
+                if "snippets" not in workloads:
+                    break
                 task = progress.add_task(f"{backend}: {workload}", total=2 * runs + 1)
                 lat, seq, conc = _measure(
                     box, code, expected, runs, args.concurrency,
@@ -140,6 +200,12 @@ def main() -> None:
                 )  # fmt: skip
                 rows.append(Row(backend, workload, runs, 1000 * statistics.median(lat),
                                 1000 * _percentile(lat, 0.95), seq, conc))  # fmt: skip
+            if "harness" in workloads and backend in HARNESS_BACKENDS:
+                task = progress.add_task(f"{backend}: harness old vs new", total=2 * runs)
+                by_name = _measure_harness(box, runs, lambda task=task: progress.advance(task))
+                for name, lat in by_name.items():
+                    p50, p95 = 1000 * statistics.median(lat), 1000 * _percentile(lat, 0.95)
+                    rows.append(Row(backend, name, runs, p50, p95, len(lat) / sum(lat), 0.0))
             box.close()
     from agentgym.sandboxes import shutdown_pools
 
@@ -157,7 +223,8 @@ def _report(console: Console, rows: list[Row], workers: int) -> None:
         table.add_column(column, justify="left" if column in ("backend", "workload") else "right")
     for r in rows:
         table.add_row(r.backend, r.workload, str(r.runs), f"{r.p50_ms:.1f}", f"{r.p95_ms:.1f}",
-                      f"{r.seq_runs_per_s:.1f}", f"{r.conc_runs_per_s:.1f}")  # fmt: skip
+                      f"{r.seq_runs_per_s:.1f}",
+                      f"{r.conc_runs_per_s:.1f}" if r.conc_runs_per_s else "-")  # fmt: skip
     console.print(table)
     by = {(r.backend, r.workload): r for r in rows}
     lines = []
@@ -173,6 +240,15 @@ def _report(console: Console, rows: list[Row], workers: int) -> None:
                              ("docker_warm", "docker_cold", warm, cold)):  # fmt: skip
             if ra and rb:
                 lines.append(f"{a}_vs_{b}_{tag}p50_ratio={ra.p50_ms / rb.p50_ms:.3f}")
+    ratios = []
+    for backend in HARNESS_BACKENDS:
+        old, new = by.get((backend, "harness old")), by.get((backend, "harness new"))
+        tag = backend.replace(" ", "_")
+        if old and new:
+            lines.append(f"{tag}_harness_old_p50_ms={old.p50_ms:.1f}")
+            lines.append(f"{tag}_harness_new_p50_ms={new.p50_ms:.1f}")
+            ratios.append(f"new_vs_old_harness_{tag}_p50={new.p50_ms / old.p50_ms:.3f}")
+    lines += sorted(ratios)  # bubblewrap first: the docker warm ratio is the last line
     for line in lines:
         console.print(line, highlight=False)
 

@@ -2,15 +2,15 @@
 
 Inside the sandbox, ``runner.py`` (standard library only, run by the sandbox's ``python3``) loads
 the solution, calls the entry point on each input of ``calls.txt`` and writes one line per call:
-``<i> ok <literal>`` with the value it returned as a plain-data literal (:mod:`.plain`), or
-``<i> err <message>``. The solution's own stdout goes to stderr; forking is refused
+``<i> ok <json>`` with the value it returned as plain data in the wire form of :mod:`.plain`,
+or ``<i> err <message>``. The solution's own stdout goes to stderr; forking is refused
 (``RLIMIT_NPROC`` 0) and each call has a time budget (``SIGALRM``). The runner decides nothing:
 no expected value, test, marker or report enters the sandbox.
 
-Outside, :func:`judge` reads those lines as untrusted data. Each call's literal is decoded into
+Outside, :func:`judge` reads those lines as untrusted data. Each call's value is decoded into
 fresh builtins (anything that is not plain data fails), and each case's check (:mod:`.cases`)
-runs here on the decoded values. A call with no line, an error, two different lines or an
-unreadable literal fails its case, and a run that does not end by itself within its limits
+runs here on the decoded values. A call with no line, an error, two different lines or
+unreadable data fail their case, and a run that does not end by itself within its limits
 (exit, hang, output flood) fails every case; so a solution that exits, hangs, forks, floods its
 output or forges lines cannot pass a test it did not compute.
 """
@@ -26,36 +26,61 @@ from .plain import PlainDataError, decode
 
 RUNNER_SOURCE = r'''
 """agentgym code runner: call the solution on each input and write what it returned."""
-import ast, os, resource, signal, sys
+import json, math, os, resource, signal, sys
 
-ATOMS = (type(None), bool, int, float, complex, str, bytes)
+SIMPLE = (str, int, bool, type(None))
+UNTAG = {"$t": tuple, "$s": set, "$f": frozenset}
+FLOATS = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
 
 
-def plain(value, depth=0):
-    """A copy of value made of exact builtin types; TypeError for anything else."""
+def tag(value, depth=0):
+    """value as tagged JSON data of exact builtin types (see envs/code/plain.py)."""
     kind = type(value)
     if depth > 100:
         raise ValueError("the value is nested more than 100 deep")
-    if kind in ATOMS:
+    if kind in SIMPLE:
         return value
+    if isinstance(value, float):
+        value = float.__float__(value)
+        return value if math.isfinite(value) else {"$x": repr(value)}
     if isinstance(value, int):
         return int.__index__(value)
-    if isinstance(value, float):
-        return float.__float__(value)
     if isinstance(value, str):
         return str.__str__(value)
-    if isinstance(value, (list, tuple)):
-        items = [plain(x, depth + 1) for x in (list.__iter__ if isinstance(value, list)
-                                                else tuple.__iter__)(value)]
-        return items if isinstance(value, list) else tuple(items)
-    if isinstance(value, dict):
-        return {plain(k, depth + 1): plain(v, depth + 1) for k, v in dict.items(value)}
+    if isinstance(value, list):
+        return [tag(x, depth + 1) for x in list.__iter__(value)]
+    if isinstance(value, tuple):
+        return {"$t": [tag(x, depth + 1) for x in tuple.__iter__(value)]}
     if isinstance(value, (set, frozenset)):
-        items = [plain(x, depth + 1) for x in (set.__iter__ if isinstance(value, set)
-                                                else frozenset.__iter__)(value)]
-        return set(items) if isinstance(value, set) else frozenset(items)
+        items = (set.__iter__ if isinstance(value, set) else frozenset.__iter__)(value)
+        return {"$s" if isinstance(value, set) else "$f": [tag(x, depth + 1) for x in items]}
+    if isinstance(value, dict):
+        pairs = [(tag(k, depth + 1), tag(v, depth + 1)) for k, v in dict.items(value)]
+        if all(type(k) is str and not k.startswith("$") for k, _ in pairs):
+            return dict(pairs)
+        return {"$d": [[k, v] for k, v in pairs]}
+    if kind is bytes:
+        return {"$b": value.hex()}
+    if kind is complex:
+        return {"$c": [tag(value.real), tag(value.imag)]}
     raise TypeError("returned a %s; return plain data (None, bool, int, float, str, bytes, "
                     "lists, tuples, dicts, sets)" % kind.__name__)
+
+
+def untag(obj):
+    if len(obj) == 1:
+        (key, body), = obj.items()
+        if key in UNTAG:
+            return UNTAG[key](body)
+        if key == "$d":
+            return {k: v for k, v in body}
+        if key == "$b":
+            return bytes.fromhex(body)
+        if key == "$c":
+            return complex(*body)
+        if key == "$x":
+            return FLOATS[body]
+    return obj
 
 
 def describe(error):
@@ -74,7 +99,7 @@ def main():
     sys.stdout.flush()
     out = os.dup(1)
     os.dup2(2, 1)  # the solution's prints go to stderr; results go to `out` only
-    literal, write = ast.literal_eval, os.write
+    loads, dumps, write = json.loads, json.dumps, os.write
     setitimer, REAL = signal.setitimer, signal.ITIMER_REAL
 
     def emit(text):
@@ -97,31 +122,30 @@ def main():
             raise NameError("the solution defines no function %r" % entry)
     except BaseException as e:
         setitimer(REAL, 0)
-        emit("load err " + ascii(describe(e)))
+        emit("load err " + dumps(describe(e)))
         emit("done")
         return
     emit("load ok")
     returned = []
     for i, line in enumerate(lines):
         try:
-            args, kwargs, refs = literal(line)
-            args = list(args)
-            for position, index in refs.items():
+            args, kwargs, refs = loads(line, object_hook=untag)
+            for position, index in refs:
                 if returned[index] is None:
                     raise RuntimeError("the call it takes its argument from failed")
-                args[position] = literal(returned[index])
+                args[position] = loads(returned[index], object_hook=untag)
             setitimer(REAL, per_call)
             try:
                 value = func(*args, **kwargs)
             finally:
                 setitimer(REAL, 0)
-            text = ascii(plain(value))
+            text = dumps(tag(value), allow_nan=False)
             returned.append(text)
             emit("%d ok %s" % (i, text))
         except BaseException as e:
             setitimer(REAL, 0)
             returned.append(None)
-            emit("%d err %s" % (i, ascii(describe(e))))
+            emit("%d err %s" % (i, dumps(describe(e))))
     emit("done")
 
 
@@ -168,7 +192,7 @@ class _Outputs:
     """What the runner's lines say, untrusted: the load outcome and each call's outcome."""
 
     load: str | None  # None: no load line; "" loaded; else the load error
-    calls: dict[int, tuple[bool, str]]  # index -> (ok, literal or error message)
+    calls: dict[int, tuple[bool, str]]  # index -> (ok, value's text or error message)
     done: bool  # the runner got past the last call
 
 

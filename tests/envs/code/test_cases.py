@@ -8,7 +8,6 @@ solutions, and requires the same verdict for every test.
 
 from __future__ import annotations
 
-import ast
 from typing import Any
 
 import pytest
@@ -20,14 +19,14 @@ from agentgym.envs.code.plain import PlainDataError, decode, encode
 
 def test_a_simple_assert_is_one_call_and_a_comparison() -> None:
     case = case_from_assert("assert f('a b', k=[1]) == 'b a'", "f")
-    assert [(c.args, c.kwargs, c.refs) for c in case.calls] == [("('a b',)", "{'k': [1]}", ())]
+    assert [(c.args, c.kwargs, c.refs) for c in case.calls] == [('["a b"]', '{"k": [1]}', ())]
     assert case.passes(["b a"]) == (True, "")
     assert case.passes(["a b"]) == (False, "got 'a b'")
 
 
 def test_computed_inputs_and_expressions_over_results_keep_their_meaning() -> None:
     case = case_from_assert("assert sorted(g(list(range(3)) + [9]))[1:] == [1, 2, 9]", "g")
-    assert case.calls[0].args == "([0, 1, 2, 9],)"
+    assert case.calls[0].args == "[[0, 1, 2, 9]]"
     assert case.passes([[9, 2, 0, 1]])[0] and not case.passes([[0, 1, 2]])[0]
     pair = case_from_assert("assert all(a < b for a, b in zip(g(6), g(6)[1:]))", "g")
     assert len(pair.calls) == 2 and pair.passes([[1, 2], [1, 2]])[0]
@@ -36,8 +35,8 @@ def test_computed_inputs_and_expressions_over_results_keep_their_meaning() -> No
 def test_a_call_on_a_result_takes_that_result_as_its_input() -> None:
     case = case_from_assert("assert h(h(5)) == 5", "h")
     inner, outer = case.calls
-    assert inner.args == "(5,)" and outer.refs == ((0, 0),)
-    assert outer.line(offset=7) == "((None,), {}, {0: 7})"
+    assert inner.args == "[5]" and outer.refs == ((0, 0),)
+    assert outer.line(offset=7) == "[[null], {}, [[0, 7]]]"
 
 
 def test_is_checks_need_the_real_singletons() -> None:
@@ -77,9 +76,8 @@ def _new_verdicts(func: Any, cases: tuple[Case, ...]) -> list[bool]:
         values: list[Any] = []
         try:
             for call in case.calls:
-                args, kwargs, refs = ast.literal_eval(call.line(0))
-                args = list(args)
-                for position, index in refs.items():
+                args, kwargs, refs = decode(call.line(0))
+                for position, index in refs:
                     args[position] = decode(encode(values[index]))
                 values.append(decode(encode(func(*args, **kwargs))))
         except (PlainDataError, Exception):  # a failing call fails the case
