@@ -24,9 +24,11 @@ keeps every existing id; inserting elsewhere renumbers the tasks after it.
 
 Validation (run on every build) checks that each reference solution passes all of its
 tests and docstring examples in a fresh namespace and within the time budget, that a stub
-returning ``None`` fails at least one hidden test, that the prompt's ``def`` line names the
-entry point, that solutions import only from the standard-library allow-list and call no
-I/O builtins, and that ids and entry points are unique.
+returning ``None`` fails at least one hidden test, that the env's scorer can turn every test
+into entry-point calls and a check (``envs/code/cases.py``; builds need ``agentgym``
+importable), that the prompt's ``def`` line names the entry point, that solutions import
+only from the standard-library allow-list and call no I/O builtins, and that ids and entry
+points are unique.
 
 Usage::
 
@@ -232,6 +234,24 @@ def _check_tests_shape(record: dict[str, Any]) -> list[str]:
     return errors
 
 
+def _check_scorable(record: dict[str, Any]) -> list[str]:
+    """Check that the scorer can turn every test into calls and a host-side check.
+
+    The env never runs the ``assert`` lines in the solution's process: each becomes the inputs
+    of its entry-point calls and a check over their results (``envs/code/cases.py``); a test
+    that conversion does not support would be unscorable.
+    """
+    from agentgym.envs.code.cases import CaseError, case_from_assert
+
+    errors = []
+    for test in record["visible_tests"].splitlines() + record["hidden_tests"]:
+        try:
+            case_from_assert(test, record["entry_point"])
+        except CaseError as exc:
+            errors.append(f"the scorer cannot check {test!r}: {exc}")
+    return errors
+
+
 def validate_record(record: dict[str, Any]) -> list[str]:
     """Return every problem found with one record (an empty list means it is valid)."""
     errors: list[str] = []
@@ -251,6 +271,7 @@ def validate_record(record: dict[str, Any]) -> list[str]:
         return errors + [f"syntax error: {exc}"]
     errors += _check_source_safety(record)
     errors += _check_tests_shape(record)
+    errors += _check_scorable(record)
     tests = record["visible_tests"].splitlines() + record["hidden_tests"]
     failures, slowest = _run_tests(record["canonical_solution"], tests, record["task_id"])
     errors += [f"reference fails {f}" for f in failures]
