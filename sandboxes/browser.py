@@ -20,6 +20,11 @@ Design:
   the next :meth:`new_session` launches a replacement. Other browsers' episodes go on.
 - With ``prewarm`` (default) each browser keeps one spare, never-used context with a blank tab,
   opened in the background, so a reset does not wait for a context to open.
+- Egress is closed for every protocol: each context's HTTP requests outside its policy are
+  aborted inside the browser, and every other connection (WebSocket, WebRTC over TCP,
+  preconnects) goes to the context's own refusing proxy (:mod:`._browser_egress`); WebRTC never
+  uses UDP. Both count on the session's :class:`NetworkPolicy`.
+- :func:`browser_processes` counts the Chromium processes this process launched, by type.
 - :func:`shared_pool` hands out one refcounted pool per event loop, so envs stepped by the same
   engine share browsers and the last env to close shuts them down.
 """
@@ -27,7 +32,6 @@ Design:
 from __future__ import annotations
 
 import asyncio
-import atexit
 import logging
 import os
 import shutil
@@ -37,10 +41,25 @@ from typing import TYPE_CHECKING, Any
 
 from agentgym.sandbox import SandboxUnavailable
 
-from .browser_session import BrowserCrashed, BrowserSession, NetworkPolicy, origin_of
+from ._browser_egress import EGRESS_SWITCHES, EgressGate
+from ._browser_process import (
+    _LAUNCHED_PIDS,
+    MARKER,
+    BrowserHandle,
+    browser_pid,
+    browser_processes,
+    kill_tree,
+)
+from .browser_session import (
+    BrowserCrashed,
+    BrowserSession,
+    NetworkPolicy,
+    PolicyChanged,
+    origin_of,
+)
 
 if TYPE_CHECKING:
-    from playwright.async_api import Browser, CDPSession, Playwright
+    from playwright.async_api import BrowserContext, Page, Playwright
 
 logger = logging.getLogger(__name__)
 
@@ -50,9 +69,7 @@ HEADLESS_SHELL_CANDIDATES = ("/usr/lib/chromium/chromium-headless-shell",
 """Chromium's headless shell (Debian's ``chromium-headless-shell``, what Playwright itself runs
 for headless browsers): the same engine without the browser UI, a third faster to open a tab and
 load a page here. Headless pools prefer it; Chromium is the fallback."""
-MARKER = "--agentgym-browser="
-"""A no-op switch carrying the browser's id, used to find (and kill) its process."""
-_LAUNCHED_PIDS: set[int] = set()
+_BrowserHandle = BrowserHandle  # the old private name
 
 
 def find_chromium(headless: bool = False) -> str | None:
@@ -101,96 +118,19 @@ class BrowserConfig:
     (it is still fresh: no episode has used it); a new spare is opened in the background."""
 
 
-def _browser_pid(marker: str) -> int | None:
-    import psutil
+@dataclass
+class _Slot:
+    """A context opened for a session: its first tab, its refusing proxy and bypass rules."""
 
-    for proc in psutil.process_iter(["cmdline"]):
-        cmd = proc.info.get("cmdline") or []
-        if marker in cmd and not any(a.startswith("--type=") for a in cmd):
-            return int(proc.pid)
-    return None
+    context: BrowserContext
+    page: Page | None
+    gate: EgressGate
+    bypass: str
 
-
-def kill_tree(pid: int) -> None:
-    """Kill ``pid`` and all its descendants (missing processes are ignored)."""
-    import psutil
-
-    try:
-        root = psutil.Process(pid)
-        procs = [*root.children(recursive=True), root]
-    except psutil.NoSuchProcess:
-        return
-    for proc in procs:
-        try:
-            proc.kill()
-        except psutil.NoSuchProcess:
-            pass
-    psutil.wait_procs(procs, timeout=3)
-    _LAUNCHED_PIDS.discard(pid)
-
-
-@atexit.register
-def _kill_leftovers() -> None:
-    for pid in list(_LAUNCHED_PIDS):
-        kill_tree(pid)
-
-
-class _BrowserHandle:
-    """One Chromium process: its Playwright handle, pid and live contexts."""
-
-    def __init__(self, browser: Browser, pid: int | None) -> None:
-        self.browser = browser
-        self.pid = pid
-        self.sessions: set[BrowserSession] = set()
-        self.dead = False
-        self.dead_reason = ""
-        self.closing = False
-        self.pending = 0
-        """Contexts being opened (slots reserved, not yet sessions)."""
-        self._probe: CDPSession | None = None
-        browser.on("disconnected", lambda _b: self._mark_dead("disconnected"))
-
-    def _mark_dead(self, reason: str) -> None:
-        if not self.dead:
-            self.dead, self.dead_reason = True, reason
-            if not self.closing:
-                logger.warning("browser %s is dead: %s", self.pid, reason)
-
-    async def responsive(self, timeout_s: float = 10.0, tries: int = 2) -> bool:
-        """A liveness probe: the browser answers ``Browser.getVersion`` within ``timeout_s`` in
-        one of ``tries`` attempts (a CPU-starved browser is slow, not hung)."""
-        for _ in range(tries):
-            if self.dead:
-                return False
-            try:
-                if self._probe is None:
-                    self._probe = await asyncio.wait_for(
-                        self.browser.new_browser_cdp_session(), timeout_s)
-                await asyncio.wait_for(self._probe.send("Browser.getVersion"), timeout_s)
-                return True
-            except TimeoutError:
-                continue
-            except Exception:  # the connection is gone: the browser cannot be used
-                return False
-        return False
-
-    async def kill(self, reason: str) -> None:
-        """Mark dead and kill the process tree."""
-        self._mark_dead(reason)
-        if self.pid is not None:
-            await asyncio.to_thread(kill_tree, self.pid)
-
-    def descendants(self) -> list[int]:
-        """Pids of the browser process and its children (empty once it is gone)."""
-        import psutil
-
-        if self.pid is None:
-            return []
-        try:
-            root = psutil.Process(self.pid)
-            return [self.pid, *(p.pid for p in root.children(recursive=True))]
-        except psutil.NoSuchProcess:
-            return []
+    async def aclose(self, timeout_s: float) -> None:
+        """Close the context and stop its proxy (never raises)."""
+        await _quiet_close(self.context, timeout_s)
+        await self.gate.aclose()
 
 
 class BrowserPool:
@@ -205,10 +145,10 @@ class BrowserPool:
         if self.executable is None:
             raise SandboxUnavailable("Chromium not found: install the 'chromium' package")
         self._pw: Playwright | None = None
-        self.browsers: list[_BrowserHandle] = []
+        self.browsers: list[BrowserHandle] = []
         self._cond: asyncio.Condition | None = None
         self._launching = 0
-        self._spares: dict[_BrowserHandle, asyncio.Task[tuple[Any, Any]]] = {}
+        self._spares: dict[BrowserHandle, asyncio.Task[_Slot]] = {}
         self.launched = 0
         """Browsers launched so far (replacements included)."""
         self.closed = False
@@ -226,7 +166,7 @@ class BrowserPool:
             self._pw = await async_playwright().start()
         return self._pw
 
-    async def _launch(self) -> _BrowserHandle:
+    async def _launch(self) -> BrowserHandle:
         pw = await self._playwright()
         marker = MARKER + uuid.uuid4().hex[:12]
         width, height = self.config.viewport
@@ -234,7 +174,7 @@ class BrowserPool:
                 "--disable-background-networking", "--disable-dev-shm-usage",
                 "--disable-component-update", "--no-default-browser-check",
                 "--disable-features=Translate,MediaRouter,OptimizationHints",
-                f"--window-size={width},{height}"]
+                *EGRESS_SWITCHES, f"--window-size={width},{height}"]
         if os.geteuid() == 0:
             args.append("--no-sandbox")
         try:
@@ -244,12 +184,12 @@ class BrowserPool:
                 self.config.launch_timeout_s)
         except Exception as e:
             raise BrowserCrashed(f"cannot launch Chromium ({self.executable}): {e}") from e
-        pid = await asyncio.to_thread(_browser_pid, marker)
+        pid = await asyncio.to_thread(browser_pid, marker)
         if pid is not None:
             _LAUNCHED_PIDS.add(pid)
         self.launched += 1
         logger.debug("launched Chromium pid %s", pid)
-        return _BrowserHandle(browser, pid)
+        return BrowserHandle(browser, pid)
 
     async def new_session(self, policy: NetworkPolicy | None = None) -> BrowserSession:
         """A fresh incognito context with one blank tab; waits while the pool is full.
@@ -262,7 +202,7 @@ class BrowserPool:
         if self._cond is None:
             self._cond = asyncio.Condition()
         cond, cap = self._cond, self.config.contexts_per_browser
-        handle: _BrowserHandle | None = None
+        handle: BrowserHandle | None = None
         async with cond:
             while True:
                 self._reap()
@@ -285,69 +225,84 @@ class BrowserPool:
             async with cond:
                 handle.pending += 1
                 self.browsers.append(handle)
+        policy = policy or NetworkPolicy()
+        bypass = policy.bypass_rules()
         try:
-            context, page = await self._take_context(handle)
+            slot = await self._take_context(handle, bypass)
         finally:
             handle.pending -= 1
-        session = BrowserSession(handle, context, policy or NetworkPolicy(),
-                                 self.config.timeout_s, self._release)
+        session = BrowserSession(handle, slot.context, policy, self.config.timeout_s,
+                                 self._release, gate=slot.gate, bypass=bypass)
         handle.sessions.add(session)
         try:
-            await session._start(page)
+            await session._start(slot.page)
         except BaseException:
             await session.aclose()
             raise
         return session
 
-    async def _take_context(self, handle: _BrowserHandle) -> tuple[Any, Any]:
-        """The browser's pre-opened spare context and blank tab, else fresh ones; then start
-        opening the next spare in the background."""
+    async def _take_context(self, handle: BrowserHandle, bypass: str) -> _Slot:
+        """The browser's pre-opened spare context and blank tab when it was made for the same
+        allowed hosts (``bypass``), else a fresh context; then start opening the next spare, for
+        the same hosts, in the background."""
         spare = self._spares.pop(handle, None)
-        context = page = None
+        slot: _Slot | None = None
         if spare is not None:
             try:
-                context, page = await spare
+                slot = await spare
             except Exception as e:  # a failed spare is replaced by a fresh context below
                 logger.debug("spare context failed: %s", e)
-        if context is None:
-            context = await self._new_context(handle)
+            if slot is not None and slot.bypass != bypass:  # made for other origins
+                await slot.aclose(self.config.timeout_s)
+                slot = None
+        if slot is None:
+            slot = await self._new_context(handle, bypass)
         if self.config.prewarm and not handle.dead and not self.closed \
                 and handle not in self._spares:  # one spare per browser, never overwritten
-            self._spares[handle] = asyncio.get_running_loop().create_task(self._spare(handle))
-        return context, page
+            self._spares[handle] = asyncio.get_running_loop().create_task(
+                self._spare(handle, bypass))
+        return slot
 
-    async def _spare(self, handle: _BrowserHandle) -> tuple[Any, Any]:
-        context = await self._new_context(handle)
+    async def _spare(self, handle: BrowserHandle, bypass: str) -> _Slot:
+        slot = await self._new_context(handle, bypass)
         try:
-            page = await asyncio.wait_for(context.new_page(), self.config.timeout_s)
+            slot.page = await asyncio.wait_for(slot.context.new_page(), self.config.timeout_s)
         except BaseException:
-            await _quiet_close(context, self.config.timeout_s)
+            await slot.aclose(self.config.timeout_s)
             raise
-        return context, page
+        return slot
 
-    async def _drop_spare(self, handle: _BrowserHandle) -> None:
+    async def _drop_spare(self, handle: BrowserHandle) -> None:
         spare = self._spares.pop(handle, None)
         if spare is None:
             return
         if not spare.done():
             spare.cancel()
         try:
-            context, _ = await spare
+            slot = await spare
         except BaseException:  # cancelled or failed: nothing was opened to close
             return
-        await _quiet_close(context, self.config.timeout_s)
+        await slot.aclose(self.config.timeout_s)
 
-    async def _new_context(self, handle: _BrowserHandle) -> Any:
+    async def _new_context(self, handle: BrowserHandle, bypass: str) -> _Slot:
+        """A fresh incognito context whose proxy is a new :class:`EgressGate`; only the
+        ``bypass`` hosts and ports connect directly."""
         width, height = self.config.viewport
+        gate = await EgressGate(lambda _target: None).start()
+        proxy = {"server": gate.proxy_server, **({"bypass": bypass} if bypass else {})}
         try:
-            return await asyncio.wait_for(handle.browser.new_context(
+            context = await asyncio.wait_for(handle.browser.new_context(
                 viewport={"width": width, "height": height}, service_workers="block",
-                accept_downloads=False), self.config.timeout_s)
-        except Exception as e:
+                accept_downloads=False, proxy=proxy), self.config.timeout_s)
+        except BaseException as e:
+            await gate.aclose()
+            if not isinstance(e, Exception):
+                raise
             if isinstance(e, TimeoutError) and await handle.responsive():
                 raise  # slow, not dead: the caller's episode fails, the browser stays
             await handle.kill(f"new_context failed: {e!r}")
             raise BrowserCrashed(f"browser {handle.pid} cannot open a context: {e!r}") from e
+        return _Slot(context, None, gate, bypass)
 
     def _reap(self) -> None:
         for handle in [h for h in self.browsers if h.dead]:
@@ -379,7 +334,7 @@ class BrowserPool:
         spares = set()
         for task in list(self._spares.values()):
             try:
-                spares.add((await asyncio.shield(task))[0])
+                spares.add((await asyncio.shield(task)).context)
             except BaseException:  # a failed or cancelled spare holds no context
                 continue
         return sum(1 for h in self.browsers if not h.dead for c in h.browser.contexts
@@ -455,11 +410,14 @@ async def release_pool(pool: BrowserPool) -> None:
 
 
 __all__ = [
+    "MARKER",
     "BrowserConfig",
     "BrowserCrashed",
     "BrowserPool",
     "BrowserSession",
     "NetworkPolicy",
+    "PolicyChanged",
+    "browser_processes",
     "chromium_available",
     "find_chromium",
     "kill_tree",

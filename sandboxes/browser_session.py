@@ -16,114 +16,36 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
-from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
-from urllib.parse import urlsplit
 
 from agentgym.errors import InfrastructureError
 from agentgym.sandbox import SandboxError
 
+from ._browser_policy import ALWAYS_ALLOWED_SCHEMES, NetworkPolicy, origin_of
+
 if TYPE_CHECKING:
     from playwright.async_api import BrowserContext, CDPSession, Page, Route
 
-    from .browser import _BrowserHandle
+    from ._browser_egress import EgressGate
+    from ._browser_process import BrowserHandle
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
+
 
 class BrowserCrashed(InfrastructureError, SandboxError):
     """The browser process died or stopped answering; the episode is aborted, not scored."""
 
 
-ALWAYS_ALLOWED_SCHEMES = ("data", "blob", "about")
+class PolicyChanged(SandboxError, ValueError):
+    """:meth:`BrowserSession.recycle` was given other allowed origins than the context's proxy
+    was made for; open a new session instead."""
+
+
 STORAGE_TYPES = "local_storage,indexeddb,cache_storage,service_workers"
 """What :meth:`BrowserSession.recycle` clears for each allowed origin (with the cookies and the
 cache); CDP's ``all`` adds rarely used stores and costs ten times as long."""
-
-
-def origin_of(url: str) -> str:
-    """``scheme://host:port`` of ``url`` with the default port made explicit and host lowered."""
-    parts = urlsplit(url)
-    scheme = parts.scheme.lower()
-    try:
-        explicit = parts.port
-    except ValueError:  # a port out of range or not a number: matches no allowed origin
-        return f"{scheme}://invalid:0"
-    port = explicit or {"http": 80, "https": 443, "ws": 80, "wss": 443}.get(scheme, 0)
-    host = (parts.hostname or "").lower()
-    return f"{scheme}://{host}:{port}"
-
-
-@dataclass
-class NetworkPolicy:
-    """Which origins an episode may reach. Everything else is aborted and counted.
-
-    ``allowed_origins`` are URLs or ``scheme://host:port`` strings (``http://127.0.0.1:8000``);
-    ``localhost`` and ``127.0.0.1`` are treated as the same host, since both are loopback.
-    An empty set blocks every network request (``data:`` and ``about:`` URLs still load).
-    """
-
-    allowed_origins: Iterable[str] = ()
-    blocked: int = 0
-    """Requests aborted so far."""
-    blocked_urls: list[str] = field(default_factory=list)
-    """The first :attr:`keep_urls` aborted URLs, for the observation and tests."""
-    keep_urls: int = 20
-
-    def __post_init__(self) -> None:
-        self._origins = {self._canonical(origin_of(o)) for o in self.allowed_origins}
-
-    @staticmethod
-    def _canonical(origin: str) -> str:
-        return origin.replace("://localhost:", "://127.0.0.1:")
-
-    def block_pattern(self) -> re.Pattern[str]:
-        """A regex matching every URL this policy blocks.
-
-        Playwright matches it inside its driver, so allowed requests never make a round trip
-        through Python; only blocked ones reach the route handler, which aborts and counts them.
-        """
-        allowed = [r"(?:data|blob|about):"]
-        for origin in sorted(self._origins):
-            scheme, rest = origin.split("://", 1)
-            host, port = rest.rsplit(":", 1)
-            hosts = ["127.0.0.1", "localhost"] if host == "127.0.0.1" else [host]
-            default = {"http": "80", "https": "443", "ws": "80", "wss": "443"}.get(scheme)
-            ports = [f":{port}", ""] if port == default else [f":{port}"]
-            for h in hosts:
-                for p in ports:
-                    allowed.append(re.escape(f"{scheme}://{h}{p}") + r"(?:[/?#]|$)")
-        return re.compile(r"^(?!" + "|".join(allowed) + ")", re.IGNORECASE)
-
-    def origins(self) -> set[str]:
-        """The allowed origins as ``scheme://host[:port]`` (both names of loopback), the form
-        CDP's storage calls take."""
-        out = set()
-        for origin in self._origins:
-            scheme, rest = origin.split("://", 1)
-            host, port = rest.rsplit(":", 1)
-            default = {"http": "80", "https": "443"}.get(scheme)
-            suffix = "" if port == default else f":{port}"
-            for h in (["127.0.0.1", "localhost"] if host == "127.0.0.1" else [host]):
-                out.add(f"{scheme}://{h}{suffix}")
-        return out
-
-    def allows(self, url: str) -> bool:
-        """Whether a request to ``url`` may go out."""
-        scheme = urlsplit(url).scheme.lower()
-        if scheme in ALWAYS_ALLOWED_SCHEMES:
-            return True
-        if scheme not in ("http", "https", "ws", "wss"):
-            return False
-        return self._canonical(origin_of(url)) in self._origins
-
-    def record_block(self, url: str) -> None:
-        """Count an aborted request."""
-        self.blocked += 1
-        if len(self.blocked_urls) < self.keep_urls:
-            self.blocked_urls.append(url[:200])
 
 
 class BrowserSession:
@@ -136,15 +58,24 @@ class BrowserSession:
 
     def __init__(
         self,
-        handle: _BrowserHandle,
+        handle: BrowserHandle,
         context: BrowserContext,
         policy: NetworkPolicy,
         timeout_s: float,
         release: Callable[[BrowserSession], None],
+        gate: EgressGate | None = None,
+        bypass: str = "",
     ) -> None:
         self.handle = handle
         self.context = context
         self.policy = policy
+        self.gate = gate
+        """The context's refusing proxy (:mod:`._browser_egress`); it counts on
+        :attr:`policy`."""
+        self.bypass = bypass
+        """The proxy bypass rules the context was made with (its allowed hosts and ports)."""
+        if gate is not None:
+            gate.on_block = self._egress_blocked
         self.timeout_s = timeout_s
         self.pages: list[Page] = []
         self.active = 0
@@ -179,12 +110,15 @@ class BrowserSession:
         page.on("close", self._on_close)
 
     def _on_close(self, page: Page) -> None:
+        self._cdp.pop(id(page), None)
         if page in self.pages:
             index = self.pages.index(page)
             self.pages.remove(page)
-            self._cdp.pop(id(page), None)
             if self.active >= index and self.active > 0:
                 self.active -= 1
+
+    def _egress_blocked(self, target: str) -> None:
+        self.policy.record_block(target)
 
     async def _route(self, route: Route) -> None:
         url = route.request.url
@@ -288,13 +222,27 @@ class BrowserSession:
         counters) replaces the old one. What is kept is the context itself, warm inside
         Chromium, so the next page loads without a new context and a cold renderer. The blank
         tab is the one :meth:`open_spare_tab` opened meanwhile, if it was called.
+
+        Every other tab of the context is closed, whether or not :attr:`pages` knew it (a tab
+        that escaped the bookkeeping would otherwise keep its renderer process for as long as
+        the context is reused). ``policy`` must allow the same hosts and ports as the context
+        was made for (its proxy cannot change): otherwise :class:`PolicyChanged` is raised and
+        nothing is cleared.
         """
+        if policy.bypass_rules() != self.bypass:
+            raise PolicyChanged("the new episode allows other origins than this context's "
+                                "proxy was made for")
         spare = await self._take_spare_tab()
         fresh = spare if spare is not None else await self.guard(self.context.new_page())
-        old = [p for p in self.pages if p is not fresh]
-        await asyncio.gather(*(self._stop_loading(page) for page in old))
-        for page in old:
-            await self.guard(page.close())
+        self.pages, self.active = [fresh], 0
+        for _ in range(3):  # tabs opened while the old ones close are closed too
+            old = [p for p in self.context.pages if p is not fresh and not p.is_closed()]
+            if not old:
+                break
+            await asyncio.gather(*(self._stop_loading(page) for page in old))
+            for page in old:
+                await self.guard(page.close())
+                self._cdp.pop(id(page), None)
         self.pages, self.active = [fresh], 0
         if spare is not None:  # it bypassed _on_page
             spare.on("close", self._on_close)
@@ -336,13 +284,28 @@ class BrowserSession:
         try:
             spare = await self.guard(self.context.new_page())
             if self.pages and not self.closed:  # a new tab takes the focus: give it back, or
-                await self.guard(self.page.bring_to_front())  # the episode's tab stops drawing
+                try:                                 # the episode's tab stops drawing
+                    await self.guard(self.page.bring_to_front())
+                except BrowserCrashed:
+                    raise
+                except Exception as e:  # the episode's tab is closing: nothing to give back
+                    logger.debug("refocusing after the spare tab failed: %s", e)
             return spare
+        except BaseException:
+            if spare is not None:  # a spare nobody will take must not outlive its episode
+                await self._close_quietly(spare)
+            raise
         finally:
             arrived, self._limbo = self._limbo or [], None
             for page in arrived:
                 if page is not spare:
                     self._on_page(page)  # a popup opened meanwhile is an ordinary tab
+
+    async def _close_quietly(self, page: Page) -> None:
+        try:
+            await asyncio.wait_for(page.close(), self.timeout_s)
+        except Exception as e:  # already closed, or the browser is gone
+            logger.debug("closing a tab failed: %s", e)
 
     async def _take_spare_tab(self) -> Page | None:
         task, self._spare_tab = self._spare_tab, None
@@ -372,7 +335,10 @@ class BrowserSession:
         finally:
             self._cdp.clear()
             self.pages.clear()
+            if self.gate is not None:
+                await self.gate.aclose()
             self._release(self)
 
 
-__all__ = ["BrowserCrashed", "BrowserSession", "NetworkPolicy", "origin_of"]
+__all__ = ["ALWAYS_ALLOWED_SCHEMES", "BrowserCrashed", "BrowserSession", "NetworkPolicy",
+           "PolicyChanged", "origin_of"]

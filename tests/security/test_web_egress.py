@@ -171,6 +171,7 @@ async def test_webrtc_turn_over_tcp_never_connects_and_is_counted(serve_page, li
     assert any(str(listener.tcp_port) in url for url in policy.blocked_urls)
 
 
+@pytest.mark.slow  # ICE gives up on the fake peer only after about 30 s
 async def test_webrtc_remote_candidates_are_never_contacted(serve_page, listener) -> None:
     """A page answers its own offer with a fake peer whose ICE candidates are the listener's
     UDP and TCP ports (connectivity checks would go straight to them)."""
