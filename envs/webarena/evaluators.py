@@ -195,7 +195,8 @@ def url_score(reference_url: str, pred_url: str, note: str = "GOLD in PRED") -> 
     if note != "GOLD in PRED":
         raise EvalSpecError(f"url_note {note!r} is not implemented (only 'GOLD in PRED')")
     pred_base, pred_query = _split_url(pred_url)
-    bases, queries = [], {}
+    bases: list[str] = []
+    queries: dict[str, set[str]] = {}
     for ref in reference_url.split(OR):
         base, query = _split_url(ref)
         bases.append(base)
@@ -257,9 +258,8 @@ async def html_score(spec: dict[str, Any], probe: PageProbe, intent: str, judge:
             name, args = parse_call(locator[len("func:"):])
             value = await helpers.locator(name, args)
             if value.kind == "value":
-                selected: str | None = value.text
-                part = await contents_score(item["required_contents"], selected, intent, judge)
-                score *= part
+                score *= await contents_score(item["required_contents"], value.text, intent,
+                                              judge)
                 continue
             script = value.text
         else:

@@ -5,8 +5,10 @@ made by signing in through the site's own login form with WebArena's published a
 fresh browser context, and saved as ``<auth_dir>/<site>_state.json`` (default
 ``~/.cache/agentgym/webarena/auth/<host>``). A saved state is checked once per process the way
 ``auto_login.py``'s ``is_expired`` does (the account page must open, or show its keyword) and
-made again when it has expired. A login that does not take raises
-:class:`~agentgym.errors.InfrastructureError`: the episode is aborted, not scored.
+made again when it has expired; every env of the process then shares the checked cookies,
+checked again after :data:`RECHECK_S`. A
+login that does not take raises :class:`~agentgym.errors.InfrastructureError`: the episode is
+aborted, not scored.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -81,6 +85,14 @@ async def signed_in(page: Any, site: str, base: str) -> bool:
     return page.url.rstrip("/") == url.rstrip("/")
 
 
+RECHECK_S = 1800.0
+"""A checked state is checked again after this long (sites expire sessions)."""
+_CHECKED: dict[tuple[str, str, str], tuple[float, list[dict[str, Any]]]] = {}
+"""(auth dir, site, URL) -> (when, cookies) checked in this process (shared by its envs)."""
+_LOCKS: dict[int, asyncio.Lock] = {}
+"""One login at a time per event loop (the envs of an engine share theirs)."""
+
+
 class AutoLogin:
     """Storage states for the sites that need one, made and refreshed as needed."""
 
@@ -88,8 +100,6 @@ class AutoLogin:
         self.urls = urls
         host = urlsplit(next(iter(urls.values()), "")).netloc.replace(":", "_") or "sites"
         self.auth_dir = auth_dir or Path.home() / ".cache" / "agentgym" / "webarena" / "auth" / host
-        self._checked: dict[str, list[dict[str, Any]]] = {}
-        self._lock = asyncio.Lock()
 
     def path(self, site: str) -> Path:
         """Where ``site``'s storage state is kept."""
@@ -99,10 +109,14 @@ class AutoLogin:
         """The login cookies of ``site``; ``new_session()`` gives a fresh browser session."""
         if site not in ACCOUNTS or site not in self.urls:
             return []
-        async with self._lock:
-            if site not in self._checked:
-                self._checked[site] = await self._ensure(site, new_session)
-            return list(self._checked[site])
+        key = (str(self.auth_dir), site, self.urls[site])
+        loop = id(asyncio.get_running_loop())
+        async with _LOCKS.setdefault(loop, asyncio.Lock()):
+            when, cookies = _CHECKED.get(key, (0.0, []))
+            if time.monotonic() - when > RECHECK_S or not when:
+                cookies = await self._ensure(site, new_session)
+                _CHECKED[key] = (time.monotonic(), cookies)
+            return list(cookies)
 
     async def _ensure(self, site: str, new_session: Any) -> list[dict[str, Any]]:
         base, path = self.urls[site], self.path(site)
@@ -124,5 +138,7 @@ class AutoLogin:
         finally:
             await session.aclose()
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(state), encoding="utf-8")
+        scratch = path.with_suffix(f".{os.getpid()}.tmp")
+        scratch.write_text(json.dumps(state), encoding="utf-8")
+        scratch.replace(path)  # atomic: another process may be reading it
         return list(state.get("cookies", []))

@@ -63,14 +63,14 @@ def test_eval_runs_official_tasks_on_the_sites_given(sites: dict, tmp_path: Path
         "map_origins": [sites["tiles"].url, sites["geocoder"].url],
         "auth_dir": "auth"}))
     proc = eval_cli(["--sites", "sites.yaml", "--env-arg", f"task_ids={SLICE}", "--policy",
-                     f"openai:{sites['model'].url}/v1?model=standin", "--num-envs", "1",
+                     f"openai:{sites['model'].url}/v1?model=standin", "--num-envs", "2",
                      "--out", "run"], tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
     results = json.loads((tmp_path / "run" / "results.json").read_text())
     per_task = {row["task_id"]: row for row in results["per_task"]}
     assert sorted(per_task, key=int) == [str(t) for t in SLICE]
     assert {t: row["successes"] for t, row in per_task.items()} == {str(t): 1 for t in SLICE}
-    # logged in through the forms, once per site, and the states kept for the next run
+    # logged in through the forms, once per site for both envs, and the states kept
     assert sum(h.startswith("POST /customer/account/loginPost/") for h in sites["shopping"].hits) \
         == 1
     assert sum(h == "POST /users/sign_in" for h in sites["gitlab"].hits) == 1
@@ -103,3 +103,22 @@ def test_an_unreachable_site_is_one_error_line(sites: dict, tmp_path: Path) -> N
     assert proc is not None and proc.returncode == 1
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "gitlab" in lines[0] and "unreachable" in lines[0], proc.stderr
+
+
+def test_an_expired_login_state_is_made_again(sites: dict, tmp_path: Path) -> None:
+    (tmp_path / "auth").mkdir()
+    stale = {"cookies": [{"name": "shop_session", "value": "expired", "domain": "127.0.0.1",
+                          "path": "/", "expires": -1, "httpOnly": True, "secure": False,
+                          "sameSite": "Lax"}], "origins": []}
+    (tmp_path / "auth" / "shopping_state.json").write_text(json.dumps(stale))
+    (tmp_path / "sites.yaml").write_text(yaml.safe_dump({
+        "sites": {"shopping": sites["shopping"].url}, "auth_dir": "auth"}))
+    proc = eval_cli(["--sites", "sites.yaml", "--env-arg", "task_ids=[46]", "--policy",
+                     f"openai:{sites['model'].url}/v1?model=standin", "--num-envs", "1",
+                     "--out", "run"], tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert json.loads((tmp_path / "run" / "results.json").read_text())["metrics"]["successes"] == 1
+    assert sum(h.startswith("POST /customer/account/loginPost/") for h in sites["shopping"].hits) \
+        == 1
+    fresh = json.loads((tmp_path / "auth" / "shopping_state.json").read_text())
+    assert [c["value"] for c in fresh["cookies"] if c["name"] == "shop_session"] == ["emma"]

@@ -102,3 +102,25 @@ def test_env_args_are_read_as_yaml_values() -> None:
         "a": 1, "b": [1, 2], "c": "x y", "d": True, "e": ""}
     with pytest.raises(typer.Exit):
         _env_kwargs(["no-equals-sign"])
+
+
+def test_reset_hooks_post_or_run_and_report_failures(server: str, tmp_path: Path) -> None:
+    import asyncio
+
+    import httpx
+
+    from agentgym.envs.webarena.official_sites import run_reset
+    from agentgym.errors import InfrastructureError
+
+    marker = tmp_path / "reset-ran"
+
+    async def main() -> None:
+        async with httpx.AsyncClient() as client:
+            with pytest.raises(InfrastructureError, match="shopping"):
+                await run_reset("shopping", f"{server}/restart", client)  # Ok answers GET only
+            await run_reset("gitlab", f"touch {marker}", client)
+            with pytest.raises(InfrastructureError, match="exited 1"):
+                await run_reset("gitlab", "false", client)
+
+    asyncio.run(main())
+    assert marker.is_file()
