@@ -6,12 +6,17 @@ screenshot and the text observation (cursor, window list, widgets), exactly what
 per turn. Concurrency: N env instances (each its own Xvfb) step in N threads at once; N grows
 1, 2, 4, 6, 8 until p95 passes the budget.
 
+The cost of the containment (every app and the window manager in bubblewrap as the desktop's
+own uid, Xvfb with a cookie; see docs/gui.md, "Containment") is measured side by side in the
+same run: the local backend once more with the jail turned off (``isolate_apps=False``, a
+debugging mode never offered to a model).
+
 Usage::
 
     python benchmarks/gui_env.py [--steps 20] [--resets 3] [--max-desktops 8] [--json out.json]
 
-The figure lines name their unit; the ratio line is ``vnc_vs_local_step_p50_ratio=`` and the
-last line ``gui_step_p50_s=`` (local backend).
+The figure lines name their unit; ``gui_step_p50_s=`` is the local backend's (jailed) step p50
+and the last line ``jailed_vs_unjailed_step_p50_ratio=`` the containment's cost per step.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import json
 import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import Any
 
 from rich.console import Console
@@ -28,8 +34,18 @@ from rich.progress import Progress
 from rich.table import Table
 
 import agentgym
+from agentgym.envs.gui.env import DesktopEnv
+from agentgym.sandboxes.desktop import DesktopConfig
 
 TASK = "todo-add-0"
+UNJAILED = "gui/desktop-v0 (no jail)"
+
+
+class UnjailedDesktopEnv(DesktopEnv):
+    """The local-backend env with the jail off: the baseline of the containment's cost."""
+
+    def _desktop_config(self) -> DesktopConfig:
+        return replace(super()._desktop_config(), isolate_apps=False)
 
 
 def pct(values: list[float], q: float) -> float:
@@ -46,7 +62,8 @@ def step_action(i: int) -> str:
 
 def measure_backend(env_id: str, resets: int, steps: int, progress: Progress) -> dict[str, Any]:
     """Reset and step latencies of one env id."""
-    env = agentgym.make(env_id, split="train")
+    env = (UnjailedDesktopEnv(split="train") if env_id == UNJAILED
+           else agentgym.make(env_id, split="train"))
     reset_s, step_s = [], []
     job = progress.add_task(env_id, total=resets + steps)
     try:
@@ -104,7 +121,7 @@ def main() -> None:
     console = Console()
     results: dict[str, Any] = {}
     with Progress(console=console, transient=True) as progress:
-        for env_id in ("gui/desktop-v0", "gui/desktop-vnc-v0"):
+        for env_id in ("gui/desktop-v0", UNJAILED, "gui/desktop-vnc-v0"):
             results[env_id] = measure_backend(env_id, args.resets, args.steps, progress)
         sustained, curve = 0, {}
         job = progress.add_task("concurrent desktops", total=None)
@@ -127,6 +144,7 @@ def main() -> None:
     for n, p95 in curve.items():
         console.print(f"concurrent_desktops={n} step_p95_s={p95:.3f}")
     local, vnc = results["gui/desktop-v0"], results["gui/desktop-vnc-v0"]
+    bare = results[UNJAILED]
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"backends": results, "concurrency_p95_s": curve,
@@ -138,7 +156,11 @@ def main() -> None:
     print(f"vnc_step_p95_s={vnc['step_p95_s']:.3f}")
     print(f"max_desktops_at_step_p95_le_{args.budget_s:g}s={sustained}")
     print(f"vnc_vs_local_step_p50_ratio={vnc['step_p50_s'] / local['step_p50_s']:.3f}")
+    print(f"unjailed_reset_p50_s={bare['reset_p50_s']:.3f}")
+    print(f"unjailed_step_p50_s={bare['step_p50_s']:.3f}")
+    print(f"jailed_vs_unjailed_reset_p50_ratio={local['reset_p50_s'] / bare['reset_p50_s']:.3f}")
     print(f"gui_step_p50_s={local['step_p50_s']:.3f}")
+    print(f"jailed_vs_unjailed_step_p50_ratio={local['step_p50_s'] / bare['step_p50_s']:.3f}")
 
 
 if __name__ == "__main__":

@@ -206,15 +206,13 @@ class Jail:
                 "prlimit", f"--nproc={self.max_processes}:{self.max_processes}", "--",
                 *argv]
 
-    def sandbox_argv(self, argv: Sequence[str], *, private: bool = False,
-                     workdir: Path | None = None, chdir: Path | None = None) -> list[str]:
-        """``argv`` in bubblewrap (see the module docstring), run as the desktop's uid."""
-        uid = self.uid if self.uid is not None else os.getuid()
-        gid = self.uid if self.uid is not None else os.getgid()
-        args = [self.bwrap, "--unshare-all", "--unshare-user", "--disable-userns",
-                "--uid", str(uid), "--gid", str(gid), "--cap-drop", "ALL",
-                "--new-session",
-                "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc"]
+    def _mounts(self, *, service: bool = False) -> list[str]:
+        """The jail's file system: read-only system, fresh /tmp, the desktop's own folders.
+
+        A ``service`` (bubblewrap run as root) gets no interpreter or shared files, and its
+        folders are made searchable explicitly: privileged bubblewrap creates mount points'
+        parents with mode 0700."""
+        args = ["--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc"]
         for name in ("bin", "lib", "lib64", "sbin", "lib32"):
             top = Path("/") / name
             if top.is_symlink():
@@ -227,14 +225,29 @@ class Jail:
         args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
                  "--ro-bind", str(self.etc / "passwd"), "/etc/passwd",
                  "--ro-bind", str(self.etc / "group"), "/etc/group"]
-        for extra in python_roots():
-            args += ["--ro-bind", extra, extra]
-        for extra in self.share:
-            args += ["--ro-bind", extra, shared_path(extra)]
-        args += ["--ro-bind", self.display_socket, self.display_socket,
-                 "--ro-bind", str(self.xauthority), str(self.xauthority),
-                 "--bind", str(self.home), str(self.home),
-                 "--bind", str(self.runtime), str(self.runtime)]
+        if service:
+            args += ["--perms", "0711", "--dir", str(self.home.parent),
+                     "--perms", "0755", "--dir", str(self.xauthority.parent),
+                     "--perms", "0755", "--dir", "/tmp/.X11-unix"]
+        else:
+            for extra in python_roots():
+                args += ["--ro-bind", extra, extra]
+            for extra in self.share:
+                args += ["--ro-bind", extra, shared_path(extra)]
+        if self.display_socket:
+            args += ["--ro-bind", self.display_socket, self.display_socket]
+        return [*args, "--ro-bind", str(self.xauthority), str(self.xauthority),
+                "--bind", str(self.home), str(self.home),
+                "--bind", str(self.runtime), str(self.runtime)]
+
+    def sandbox_argv(self, argv: Sequence[str], *, private: bool = False,
+                     workdir: Path | None = None, chdir: Path | None = None) -> list[str]:
+        """``argv`` in bubblewrap (see the module docstring), run as the desktop's uid."""
+        uid = self.uid if self.uid is not None else os.getuid()
+        gid = self.uid if self.uid is not None else os.getgid()
+        args = [self.bwrap, "--unshare-all", "--unshare-user", "--disable-userns",
+                "--uid", str(uid), "--gid", str(gid), "--cap-drop", "ALL", "--new-session",
+                *self._mounts()]
         if private:
             args += ["--bind", str(self.private), str(self.private),
                      "--setenv", "AGENTGYM_STATE_DIR", str(self.private)]
@@ -242,6 +255,19 @@ class Jail:
             args += ["--bind", str(workdir), str(workdir)]
         args += ["--chdir", str(chdir or workdir or self.home), "--", *argv]
         return self.host_argv(args)
+
+    def service_argv(self, argv: Sequence[str]) -> list[str]:
+        """``argv`` for a desktop service the host must reach as itself (the accessibility
+        bus): the jail's file system, network, pid and IPC namespaces, but no user namespace
+        (a host client's uid would show as ``nobody`` there and fail D-Bus authentication);
+        bubblewrap starts as root and ``setpriv`` drops to the desktop's uid inside. Without
+        root: :meth:`host_argv`."""
+        if self.uid is None:
+            return self.host_argv(argv)
+        return [self.bwrap, "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+                "--new-session", *self._mounts(service=True), "--chdir", str(self.runtime),
+                "--",
+                *self.host_argv(argv)]
 
     def prepare(self, root: Path) -> None:
         """Create the folders and files, owned so that the desktop's uid can use them."""
@@ -252,8 +278,9 @@ class Jail:
             folder.chmod(0o700)
         self.etc.mkdir(exist_ok=True)
         uid = self.uid if self.uid is not None else os.getuid()
-        (self.etc / "passwd").write_text(f"agent:x:{uid}:{uid}:agent:{self.home}:/bin/sh\n")
-        (self.etc / "group").write_text(f"agent:x:{uid}:\n")
+        (self.etc / "passwd").write_text("root:x:0:0:root:/nonexistent:/usr/sbin/nologin\n"
+                                         f"agent:x:{uid}:{uid}:agent:{self.home}:/bin/sh\n")
+        (self.etc / "group").write_text(f"root:x:0:\nagent:x:{uid}:\n")
         write_cookie(self.xauthority)
         if self.uid is not None:
             os.chown(self.xauthority, 0, self.uid)

@@ -200,10 +200,15 @@ class DesktopSandbox(Sandbox):
         return self._spawn(self.jail.host_argv(argv) if self.config.isolate_apps else argv,
                            **kw)
 
+    def _service(self, argv: Sequence[str]) -> subprocess.Popen[bytes]:
+        """Start a service the host talks to (the accessibility bus); see ``Jail.service_argv``."""
+        return self._spawn(self.jail.service_argv(argv) if self.config.isolate_apps else argv)
+
     def _jailed(self, argv: Sequence[str], *, private: bool = False) -> list[str]:
         if not self.config.isolate_apps:  # debugging: the shared files at their host paths
             host = {shared_path(p): p for p in self.jail.share}
-            return [host.get(a, a) for a in argv]
+            state = ["env", f"AGENTGYM_STATE_DIR={self.jail.private}"] if private else []
+            return [*state, *(host.get(a, a) for a in argv)]
         return self.jail.sandbox_argv(argv, private=private)
 
     def _start(self) -> None:
@@ -285,7 +290,7 @@ class DesktopSandbox(Sandbox):
             self.a11y_address = address
 
         try:
-            self._core.extend(start_a11y_bus(self._host, set_address, self.jail.runtime,
+            self._core.extend(start_a11y_bus(self._service, set_address, self.jail.runtime,
                                              self.config.start_timeout_s))
         except (OSError, TimeoutError, subprocess.SubprocessError) as e:
             logger.warning("desktop %s: no accessibility bus (%s)", self.label, e)

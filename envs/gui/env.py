@@ -172,15 +172,18 @@ class DesktopEnv(AgentEnv):
         if self.desktop is not None and self.backend is not None and self.desktop.alive():
             return self.desktop, self.backend
         self._close()
-        config = DesktopConfig(width=self.screen[0], height=self.screen[1],
-                               vnc=self.backend_name == "vnc", share=(str(APPS_FILE),),
-                               accessibility=self.accessibility and self.text_observation)
-        self.desktop = DesktopSandbox(config)
+        self.desktop = DesktopSandbox(self._desktop_config())
         if self.backend_name == "vnc":
             self.backend = VNCBackend("127.0.0.1", int(self.desktop.vnc_port or 0))
         else:
             self.backend = LocalBackend(self.desktop.display, self.desktop.environ(), self.screen)
         return self.desktop, self.backend
+
+    def _desktop_config(self) -> DesktopConfig:
+        """The desktop this env starts (jailed; the Tk apps file shared read-only)."""
+        return DesktopConfig(width=self.screen[0], height=self.screen[1],
+                             vnc=self.backend_name == "vnc", share=(str(APPS_FILE),),
+                             accessibility=self.accessibility and self.text_observation)
 
     def _check_infrastructure(self) -> None:
         """Raise :class:`InfrastructureError` for faults from outside, :class:`SelfInflicted`
