@@ -21,11 +21,12 @@ Written after WebArena-Lite's ``evaluators.py`` (VisualAgentBench, shipped in th
 Deviations, each of which can only lower a score: a reference that is a number matches only a
 whole number of the answer (``"2"`` is not in ``"12"``; WebArena does this for one-character
 references only), an answer whose numbers are not all in the references or the intent scores 0
-(a list of candidates), and every key, type, locator or helper this module does not implement
-makes the result an error with score 0 (WebArena skips some unknown keys). ``|OR|`` splits
-``must_include`` items of answers as it does those of pages (official task 94), and a
-``must_include`` given as one string is one reference (official task 81; WebArena's assertion
-fails there, an older harness checked the string letter by letter).
+(a list of candidates), a final URL that repeats a gold query key with values the gold does
+not name scores 0 (``?sort=a&sort=b``), and every key, type, locator or helper this module does
+not implement makes the result an error with score 0 (WebArena skips some unknown keys).
+``|OR|`` splits ``must_include`` items of answers as it does those of pages (official task 94),
+and a ``must_include`` given as one string is one reference (official task 81; WebArena's
+assertion fails there, an older harness checked the string letter by letter).
 """
 
 from __future__ import annotations
@@ -191,7 +192,8 @@ def _split_url(url: str) -> tuple[str, dict[str, list[str]]]:
 
 def url_score(reference_url: str, pred_url: str, note: str = "GOLD in PRED") -> float:
     """WebArena's ``URLEvaluator``: some gold base occurs in the final URL's base, and every
-    gold query key has one of its gold values there."""
+    gold query key has one of its gold values there (and, unlike WebArena, no other value:
+    ``?sort=a&sort=b`` is a list of candidates)."""
     if note != "GOLD in PRED":
         raise EvalSpecError(f"url_note {note!r} is not implemented (only 'GOLD in PRED')")
     pred_base, pred_query = _split_url(pred_url)
@@ -204,7 +206,8 @@ def url_score(reference_url: str, pred_url: str, note: str = "GOLD in PRED") -> 
             queries.setdefault(key, set()).update(values)
     if not any(base in pred_base for base in bases):
         return 0.0
-    return float(all(values & set(pred_query.get(key, ())) for key, values in queries.items()))
+    return float(all(values & set(pred_query.get(key, ())) and set(pred_query[key]) <= values
+                     for key, values in queries.items()))
 
 
 async def contents_score(required: dict[str, Any], selected: str, intent: str,

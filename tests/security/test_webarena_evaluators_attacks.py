@@ -128,3 +128,14 @@ def test_official_page_checks_with_fuzzy_match_need_the_form_filled(task_id: int
     config = json.loads(json.dumps(config).replace("__SHOPPING__", "http://shop"))
     result = score(config, "", StaticProbe("http://shop/contact", ""))
     assert result.score == 0.0
+
+
+def test_a_url_listing_candidate_query_values_earns_nothing() -> None:
+    """``?sort=price_asc&sort=price_desc`` holds the gold value among others (a hedge)."""
+    config = {"intent": "Sort by price, highest first", "eval": {
+        "eval_types": ["url_match"], "reference_answers": None, "program_html": [],
+        "reference_url": "http://shop/category/beauty?sort=price_desc", "url_note": "GOLD in PRED"}}
+    hedge = "http://shop/category/beauty?sort=price_asc&sort=price_desc&sort=name"
+    assert score(config, "", StaticProbe(hedge)).score == 0.0
+    right = "http://shop/category/beauty?sort=price_desc&page=2"
+    assert score(config, "", StaticProbe(right)).score == 1.0
