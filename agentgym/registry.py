@@ -120,10 +120,11 @@ def make(id: str, *, max_turns: int | None = None, reward_fn: str | None = None,
     """Build the environment registered as ``id``.
 
     Keyword arguments override the spec's defaults and go to the env's constructor (``split``,
-    ``backend``, ``dsn``...). The env is wrapped in :class:`agentgym.TurnLimit`, which sets
-    ``truncated`` when the limit is reached: ``max_turns`` when given (it raises or lowers the
-    spec's), else the spec's, else :data:`agentgym.settings.DEFAULT_MAX_TURNS`
-    (:func:`agentgym.settings.resolve_max_turns` decides).
+    ``backend``, ``dsn``...). A single-agent env is wrapped in :class:`agentgym.TurnLimit`, which
+    sets ``truncated`` when the limit is reached: ``max_turns`` when given (it raises or lowers
+    the spec's), else the spec's, else :data:`agentgym.settings.DEFAULT_MAX_TURNS`
+    (:func:`agentgym.settings.resolve_max_turns` decides). A multi-agent env (not a
+    :class:`gymnasium.Env`) is returned as made; asking it for a turn limit is a ConfigError.
     ``reward_fn`` names a function of the ``rewards`` registry (a plugin's
     ``agentgym_register_rewards``): ``fn(task, answer, info) -> float`` then scores every episode's
     final step. ``extra_tools`` names functions of the ``tools`` registry
@@ -161,9 +162,14 @@ def _make(id: str, max_turns: int | None, *, turn_limit: bool, reward_fn: str | 
     shaper = _episode_end_shaper()
     if shaper is not None:
         env = RewardShaping(env, shaper, env_spec.id)
-    if turn_limit:
-        env = TurnLimit(env, max_turns=limit)
-    return env
+    if not turn_limit:
+        return env
+    if not isinstance(env, gymnasium.Env):  # a multi-agent (PettingZoo AEC) env: no step count
+        if max_turns is not None or env_spec.max_turns is not None:
+            raise ConfigError(f"{env_spec.id} is not a single-agent gymnasium env, so make() "
+                              "cannot apply a turn limit; limit its single-agent views instead")
+        return env
+    return TurnLimit(env, max_turns=limit)
 
 
 def _add_tools(env: Any, env_id: str, names: Sequence[str]) -> None:

@@ -144,14 +144,11 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 KNOWN_CIRCLES = {
-    frozenset({"agentgym.registry", "agentgym.serve.client"}):
-        "serve session: remote: becomes a resolver",
     frozenset({"agentgym.sandboxes.browser", "agentgym.sandboxes.browser_session"}):
         "browser session",
-    frozenset({"agentgym.sandboxes.desktop", "agentgym.sandboxes._desktop_setup"}):
-        "GUI session",
 }
-"""Circles other sessions are removing in files they own (issue 25); the lead drops this list."""
+"""Circles other sessions are removing in files they own (issue 25; registry <-> serve.client and
+desktop <-> _desktop_setup are gone); the lead empties this dict once the last one lands."""
 
 
 def _circles_except_known() -> tuple[list[list[str]], list[list[str]]]:
@@ -175,13 +172,15 @@ def test_no_import_circles_in_the_whole_tree():
     assert not new, f"import circles: {new}"
 
 
-@pytest.mark.xfail(strict=True, reason="known circles being removed by other sessions: "
-                   + "; ".join(f"{' <-> '.join(sorted(k))} ({v})"
-                               for k, v in KNOWN_CIRCLES.items()))
-def test_no_known_import_circles_left():
-    """The three known pairs (issue 25): xfail until they are gone, then the lead drops it."""
+@pytest.mark.parametrize("pair", [
+    pytest.param(pair, id=" <-> ".join(sorted(pair)),
+                 marks=pytest.mark.xfail(strict=True, reason=f"being removed by the {why}"))
+    for pair, why in KNOWN_CIRCLES.items()])
+def test_known_import_circle_is_gone(pair):
+    """Each known pair (issue 25): xfail until its owner lands the fix (strict: then this fails
+    and the pair leaves :data:`KNOWN_CIRCLES`)."""
     _, known = _circles_except_known()
-    assert not known, f"known circles still present: {known}"
+    assert frozenset(pair) not in {frozenset(c) for c in known}
 
 
 def _core_modules() -> list[str]:
@@ -202,31 +201,14 @@ def _dotted_strings(module: str) -> list[str]:
             and DOTTED.match(node.value)]
 
 
-KNOWN_STRINGS = {"agentgym.cli.retriever": "serve session: serve-retriever finds the service "
-                                             "through a plugin"}
-"""Core modules naming a family in a string, being fixed by the session that owns them."""
-
-
-def _wrong_way_strings() -> list[tuple[str, str]]:
-    return [(m, s) for m in _core_modules() for s in _dotted_strings(m)
-            if s.startswith(FORBIDDEN_FROM_CORE)]
-
-
 def test_core_names_no_family_sandbox_or_trainer_in_a_string():
     """``"agentgym.envs.search.service"`` in the core is a wrong-way import all the same.
 
     The core's own registration modules (``agentgym.policies.plugin``) name only core modules.
     """
-    bad = [f"{m} names {s!r}" for m, s in _wrong_way_strings() if m not in KNOWN_STRINGS]
+    bad = [f"{m} names {s!r}" for m in _core_modules() for s in _dotted_strings(m)
+           if s.startswith(FORBIDDEN_FROM_CORE)]
     assert not bad, bad
-
-
-@pytest.mark.xfail(strict=True, reason="; ".join(f"{m} ({why})"
-                                                 for m, why in KNOWN_STRINGS.items()))
-def test_no_known_wrong_way_strings_left():
-    """The known string (issue 25, ``cli/retriever.py``): xfail until its owner lands the fix."""
-    known = [f"{m} names {s!r}" for m, s in _wrong_way_strings() if m in KNOWN_STRINGS]
-    assert not known, known
 
 
 def test_string_check_catches_a_family_entry_point(tmp_path, monkeypatch):

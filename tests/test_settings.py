@@ -345,3 +345,18 @@ def test_docs_say_aborted_episodes_are_not_scored():
     aborted = Trajectory(task_id="b", aborted=True, reason="infrastructure: container died")
     metrics = summarize([won, aborted])
     assert (metrics["success_rate"], metrics["episodes"], metrics["aborted"]) == (1.0, 1, 1)
+
+
+class TwoSeats:
+    """Not a gymnasium.Env (a multi-agent env): make() returns it unwrapped."""
+
+    @property
+    def unwrapped(self) -> TwoSeats:
+        return self
+
+
+def test_a_multi_agent_env_gets_no_turn_limit_and_refuses_one():
+    agentgym.register("testsettings/two-seats-v0", TwoSeats)
+    assert isinstance(agentgym.make("testsettings/two-seats-v0"), TwoSeats)
+    with pytest.raises(ConfigError, match="not a single-agent gymnasium env"):
+        agentgym.make("testsettings/two-seats-v0", max_turns=4)

@@ -91,8 +91,9 @@ def test_train_reads_the_yaml_once_and_asks_the_registry_once(tmp_path, monkeypa
     finally:
         registry._entries.pop("recorder", None)
     assert result.exit_code == 0, result.output
-    assert seen == [({"algorithm": "recorder", "steps": 3}, ["lr=0.1"], "recorder")]
-    assert gets.count("recorder") == 1 and len(loads) == 1
+    # one reading (agentgym.settings.read_settings): the file and the override, merged once
+    assert seen == [({"algorithm": "recorder", "steps": 3, "lr": 0.1}, [], "recorder")]
+    assert gets.count("recorder") == 1 and len(loads) == 2  # the file, the one override value
 
 
 def test_version_and_help_show_what_users_type():
