@@ -94,7 +94,7 @@ def test_format_penalty_and_f1_reward():
     env.reset(options={"index": 0})
     gold = env.unwrapped.task.data["answers"][0]
     env.step("no tags at all")
-    _, reward, terminated, _, info = env.step(f"<answer>{gold} and more words</answer>")
+    _, reward, terminated, _, info = env.step(f"<answer>{gold} and more</answer>")
     assert terminated and info["em"] == 0.0 and 0 < info["f1"] < 1
     assert reward == pytest.approx(info["f1"] - 0.25)
     env.close()

@@ -22,7 +22,7 @@ def test_f1_by_hand():
     # pred {guild, of, tallmere, north} vs gold {guild, of, tallmere}: p=3/4, r=1 -> 6/7
     assert f1_score("Guild of Tallmere North", ["The Guild of Tallmere"]) == pytest.approx(6 / 7)
     assert f1_score("nothing alike", ["Tallmere"]) == 0.0
-    assert f1_score("", [""]) == 1.0
+    assert f1_score("", [""]) == 0.0  # an empty answer matches nothing (issue 24)
     assert score_answer("1843", ["1843"], "f1") == 1.0
     with pytest.raises(ValueError):
         score_answer("x", ["x"], "bleu")
