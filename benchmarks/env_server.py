@@ -10,6 +10,11 @@ so both sides do the same resets per step. Prints steps/s, P50/P99 step latency 
 steps/s per server core (the server is one Python process: one core), and last the line
 ``served_vs_inprocess_step_ratio=...``: WebSocket steps/s at 64 sessions / in-process steps/s.
 
+The server runs with its security defaults on: every request passes the Host and Origin checks,
+and a bearer token (``--token``) is required of every request and WebSocket handshake; the
+benchmark checks that a request without it gets 401 and one from a foreign Origin 403 before it
+measures.
+
     python benchmarks/env_server.py                  # 1, 64, 256 sessions, 8 s each
     python benchmarks/env_server.py --sessions 1 64 --seconds 4
 """
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import secrets
 import statistics
 import subprocess
 import sys
@@ -31,6 +37,8 @@ from rich.progress import Progress
 import agentgym
 
 ENV_ID = "textgames/guess-number-v0"
+TOKEN = secrets.token_urlsafe(32)
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
 GUESS = '<tool_call>{"name": "guess", "arguments": {"number": 50}}</tool_call>'
 console = Console()
 
@@ -54,7 +62,7 @@ def inprocess(seconds: float) -> dict[str, Any]:
 
 async def over_websocket(url: str, sessions: int, seconds: float) -> dict[str, Any]:
     """``sessions`` RemoteEnvs stepping concurrently for ``seconds``."""
-    envs = [agentgym.make(f"remote:{url}", timeout_s=120) for _ in range(sessions)]
+    envs = [agentgym.make(f"remote:{url}", timeout_s=120, token=TOKEN) for _ in range(sessions)]
     await asyncio.gather(*(e.areset(seed=i) for i, e in enumerate(envs)))
     latencies: list[float] = []
     end = time.perf_counter() + seconds
@@ -82,7 +90,8 @@ async def over_http(url: str, sessions: int, seconds: float) -> dict[str, Any]:
     limits = httpx.Limits(max_connections=sessions, max_keepalive_connections=sessions)
     latencies: list[float] = []
     errors: list[float] = []
-    async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as http:
+    async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits,
+                                 headers=AUTH) as http:
 
         async def reset(session_id: str | None, seed: int | None = None) -> str:
             body: dict[str, Any] = {"session_id": session_id}
@@ -132,17 +141,28 @@ def _row(name: str, sessions: int, result: dict[str, Any]) -> dict[str, Any]:
 
 def _start_server(port: int, max_sessions: int) -> subprocess.Popen[bytes]:
     cmd = [sys.executable, "-m", "agentgym.serve", ENV_ID, "--http", "--port", str(port),
-           "--max-sessions", str(max_sessions), "--idle-timeout", "0"]
+           "--max-sessions", str(max_sessions), "--idle-timeout", "0", "--token", TOKEN]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         try:
-            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
-                return proc
+            if httpx.get(url + "/health", timeout=1, headers=AUTH).status_code == 200:
+                break
         except httpx.HTTPError:
             time.sleep(0.2)
-    proc.kill()
-    raise SystemExit("the env server did not start")
+    else:
+        proc.kill()
+        raise SystemExit("the env server did not start")
+    anonymous = httpx.post(url + "/reset", json={}).status_code
+    foreign = httpx.post(url + "/reset", json={},
+                         headers={**AUTH, "Origin": "http://evil.example"}).status_code
+    if (anonymous, foreign) != (401, 403):
+        proc.kill()
+        raise SystemExit(f"security checks are off: {anonymous} without token, {foreign} "
+                         "from a foreign origin")
+    console.print("security checks on: 401 without the token, 403 from a foreign Origin")
+    return proc
 
 
 def main() -> None:
