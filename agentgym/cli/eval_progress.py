@@ -68,18 +68,18 @@ class EvalProgress(Progress):
         self.wins = self.aborted = 0
         self.warned = False
 
-    def started(self, total: int, skipped: int) -> None:
+    def run_started(self, total: int, skipped: int) -> None:
         """The run starts: ``total`` episodes, ``skipped`` of them already stored."""
         self.update(self.job, total=total, completed=skipped)
         self.start()
 
-    def finished(self, traj: Any) -> None:
+    def episode_finished(self, traj: Any) -> None:
         """An episode came back."""
         self.wins += int(traj.success and not traj.aborted)
         self.aborted += int(traj.aborted)
         self.update(self.job, advance=1, wins=self.wins, aborted=self.aborted)
 
-    def turn(self, live: LiveEpisodes) -> None:
+    def turn_finished(self, live: LiveEpisodes) -> None:
         """A model turn or an episode ended: refresh the estimate; warn once on a long run."""
         self.episodes = live
         task = self._tasks[self.job]

@@ -125,8 +125,8 @@ def eval_cmd(
         clear_outputs(Path(out))
     bar = EvalProgress(f"eval {env_id}", err_console)
     try:  # the bar starts after the checks: their errors come bar-less
-        results = run_guarded(run_eval, config, progress=bar.finished, on_start=bar.started,
-                              on_turn=bar.turn)
+        results = run_guarded(run_eval, config, progress=bar.episode_finished,
+                              on_start=bar.run_started, on_turn=bar.turn_finished)
     except KeyboardInterrupt:
         bar.stop()
         hint = f"; continue with the same command and --resume (stored in {out})" if out else ""
