@@ -84,3 +84,27 @@ def test_the_running_episodes_are_seen_turn_by_turn():
     tasks = {row["task_id"] for row in results["per_task"]}
     for task in tasks:  # each episode was shown after its 1st and 2nd turn (3 turns in all)
         assert (task, 1) in seen and (task, 2) in seen, seen
+
+
+def test_the_bar_shows_a_line_per_running_episode_and_warns_once():
+    import io
+
+    from rich.console import Console
+
+    from agentgym.cli.eval_progress import EvalProgress
+
+    buffer = io.StringIO()
+    bar = EvalProgress("eval shop", Console(file=buffer, width=120, force_terminal=False))
+    bar.update(bar.job, total=50)
+    clock = Clock()
+    live = LiveEpisodes(max_turns=10, concurrency=2, clock=clock)
+    live.turn_started(("shop-pen-3", 0))
+    clock.now = 30.0
+    live.turn_done(("shop-pen-3", 0), 64)
+    live.turn_started(("shop-pen-3", 0))
+    bar.turn_finished(live)
+    bar.turn_finished(live)
+    bar.console.print(bar.get_renderable())
+    text = buffer.getvalue()
+    assert "shop-pen-3: turn 2/10  64 tokens" in text and "left" in text
+    assert text.count("warning:") == 1 and "-n, --max-turns" in text
