@@ -386,6 +386,7 @@ class DesktopEnv(AgentEnv):
     def _finish(self, ending: Primitive) -> StepResult:
         assert self.desktop is not None and self.task is not None
         time.sleep(max(self.settle_s, 0.2))  # let the apps dump and flush their state
+        self._check_infrastructure()  # a part the step's own actions killed: not scored as done
         result = evaluate(self.desktop, self.task.data.get("evaluator", {}),
                           failed=ending.kind == "fail")
         self.done = True

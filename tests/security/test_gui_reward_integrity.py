@@ -86,3 +86,16 @@ def test_a_symlink_planted_in_home_is_not_followed_by_the_scorer(env, tmp_path: 
         assert info["evaluation"]["result"] is None  # the host file's text was never read
     finally:
         secret.unlink(missing_ok=True)
+
+
+def test_disconnecting_the_window_manager_from_inside_is_the_models_failure(env):
+    """Any X client can disconnect another (``xkill``): openbox killed that way made the episode
+    ``aborted``, also when the model answered DONE right after."""
+    env.reset(options={"task_id": "xterm-0"})
+    wm = env.unwrapped.desktop._core[1]
+    type_line(env, "xkill -id $(xprop -root _NET_SUPPORTING_WM_CHECK | awk '{print $5}')")
+    wm.wait(timeout=60)  # the event the test waits on: openbox has gone
+    _, reward, terminated, truncated, info = env.step("DONE")
+    assert not info.get("aborted"), info
+    assert terminated and not truncated and reward == 0.0
+    assert info["success"] is False and "window manager" in info["failure"]
