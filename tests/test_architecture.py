@@ -348,9 +348,9 @@ REGISTRATION_MAY_IMPORT = ("agentgym.sandboxes", "agentgym.sandboxes.fake",
 sandbox (plain Python, nothing started)."""
 
 
-def test_registering_envs_imports_only_specs():
-    """A subprocess imports agentgym, loads every plugin and lists the envs: no env class, no
-    sandbox backend, no browser or Docker library is imported on the way."""
+def _modules_after_listing() -> list[str]:
+    """``sys.modules`` of a subprocess that imported agentgym, loaded every plugin and listed
+    the envs."""
     code = (
         "import sys, agentgym\n"
         "ids = agentgym.list_envs()\n"
@@ -359,7 +359,21 @@ def test_registering_envs_imports_only_specs():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, timeout=120)
-    loaded = out.stdout.split()
-    bad = [m for m in loaded if (m + ".").startswith(REGISTRATION_MUST_NOT_IMPORT)
-           and m not in REGISTRATION_MAY_IMPORT]
+    return out.stdout.split()
+
+
+def test_registering_envs_imports_only_specs():
+    """Listing the envs imports no env class, no sandbox backend, no browser or Docker library."""
+    bad = [m for m in _modules_after_listing() if m not in REGISTRATION_MAY_IMPORT
+           and (m + ".").startswith(REGISTRATION_MUST_NOT_IMPORT)]
     assert not bad, f"listing the envs imported {bad}"
+
+
+@pytest.mark.xfail(strict=True, reason="serve session: agentgym/serve/__init__.py imports the "
+                   "client (httpx, pydantic) eagerly, so registering the remote: resolver, whose "
+                   "entry is a string, still loads it (about half of list_envs' time)")
+def test_registering_the_remote_resolver_imports_no_client():
+    """The ``remote:`` resolver is registered as a string: listing loads no HTTP client."""
+    loaded = set(_modules_after_listing())
+    assert not loaded & {"agentgym.serve.client", "httpx"}, sorted(
+        loaded & {"agentgym.serve.client", "httpx"})
