@@ -50,6 +50,7 @@ from ._browser_process import (
     browser_processes,
     kill_tree,
 )
+from ._browser_url import SPECIAL_PORTS, ParsedURL, URLError, parse_url
 from .browser_session import (
     BrowserCrashed,
     BrowserSession,
@@ -410,18 +411,22 @@ async def release_pool(pool: BrowserPool) -> None:
 
 
 __all__ = [
-    "MARKER",
     "BrowserConfig",
     "BrowserCrashed",
     "BrowserPool",
     "BrowserSession",
+    "MARKER",
     "NetworkPolicy",
+    "ParsedURL",
     "PolicyChanged",
+    "SPECIAL_PORTS",
+    "URLError",
     "browser_processes",
     "chromium_available",
     "find_chromium",
     "kill_tree",
     "origin_of",
+    "parse_url",
     "release_pool",
     "shared_pool",
 ]

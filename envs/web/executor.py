@@ -15,9 +15,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import urlsplit
 
-from agentgym.sandboxes.browser import BrowserCrashed, BrowserSession
+from agentgym.sandboxes.browser import (
+    SPECIAL_PORTS,
+    BrowserCrashed,
+    BrowserSession,
+    URLError,
+    parse_url,
+)
 
 from .actions import WebAction
 from .navigation import NavigationWatch
@@ -43,13 +48,28 @@ class ActionFailed(Exception):
     """The action is well formed but cannot be done here (unknown id, hidden element...)."""
 
 
-def check_url(url: str, allows: Any) -> None:
-    """Refuse non-http(s) URLs (``javascript:``, ``file:``...) and hosts outside the policy."""
-    scheme = urlsplit(url).scheme.lower()
-    if scheme not in ("http", "https"):
-        raise ActionFailed(f"refused URL {url[:100]!r}: only http(s) URLs may be opened")
-    if not allows(url):
-        raise ActionFailed(f"refused URL {url[:100]!r}: its host is not an allowed site")
+def check_url(url: str, allows: Callable[[str], bool]) -> str:
+    """The URL to open for a ``goto``: ``url`` read as the browser reads it (WHATWG) and written
+    back canonically, so the origin checked is the origin loaded. Refused (:class:`ActionFailed`):
+    URLs that cannot be read, other schemes than http(s) (``javascript:``, ``file:``...), user
+    info (``http://a@b/``) and hosts or ports outside the policy."""
+    shown = repr(url[:100])
+    try:
+        parsed = parse_url(url)
+    except URLError as e:
+        scheme = url.strip().split(":", 1)[0].lower() if ":" in url else ""
+        if scheme and scheme not in SPECIAL_PORTS and scheme.isalpha():
+            raise ActionFailed(f"refused URL {shown}: only http(s) URLs may be opened") from e
+        raise ActionFailed(f"refused URL {shown}: {e}") from e
+    if parsed.scheme not in ("http", "https"):
+        raise ActionFailed(f"refused URL {shown}: only http(s) URLs may be opened")
+    if parsed.userinfo:
+        raise ActionFailed(f"refused URL {shown}: URLs with a user name or password are not "
+                           "opened")
+    canonical = parsed.serialize()
+    if not allows(canonical):
+        raise ActionFailed(f"refused URL {shown}: its host is not an allowed site")
+    return canonical
 
 
 async def element_center(session: BrowserSession, backend: int,
@@ -165,8 +185,8 @@ async def execute(session: BrowserSession, action: WebAction,
             sign = -1 if action.text == "up" else 1
             await session.guard(page.evaluate(f"window.scrollBy(0, {sign} * innerHeight * 0.8)"))
         elif name == "goto":
-            check_url(action.text, session.policy.allows)
-            await session.guard(page.goto(action.text, wait_until="load"))
+            url = check_url(action.text, session.policy.allows)
+            await session.guard(page.goto(url, wait_until="load"))
         elif name == "go_back":
             await session.guard(page.go_back(wait_until="load"))
         elif name == "go_forward":

@@ -188,7 +188,8 @@ async def test_webrtc_remote_candidates_are_never_contacted(serve_page, listener
         await pc.setRemoteDescription({{type: 'answer', sdp: answer}});
         for (const c of [
             'candidate:1 1 udp 2122260223 127.0.0.1 {listener.udp_port} typ host',
-            'candidate:2 1 tcp 1518280447 127.0.0.1 {listener.tcp_port} typ host tcptype passive']) {{
+            'candidate:2 1 tcp 1518280447 127.0.0.1 {listener.tcp_port} typ host'
+              + ' tcptype passive']) {{
           await pc.addIceCandidate({{candidate: c, sdpMid: mid, sdpMLineIndex: 0}}).catch(() => 0);
         }}
         await pc.addIceCandidate(null).catch(() => 0);
