@@ -169,7 +169,7 @@ def _make(id: str, max_turns: int | None, *, turn_limit: bool, reward_fn: str | 
             raise ConfigError(f"{env_spec.id} is not a single-agent gymnasium env, so make() "
                               "cannot apply a turn limit; limit its single-agent views instead")
         return env
-    return TurnLimit(env, max_turns=limit)
+    return TurnLimit(env, max_turns=limit)  # type: ignore[return-value]
 
 
 def _add_tools(env: Any, env_id: str, names: Sequence[str]) -> None:

@@ -72,9 +72,10 @@ class HFVisionPolicy(HFPolicy):
         return cls(arg, **options)
 
     @classmethod
-    def from_module(cls, model: Any, processor: Any, **options: Any) -> HFVisionPolicy:
-        """Decode from ``model`` with its ``processor`` (a trainer's module, shared)."""
-        return cls(model, processor, **options)
+    def from_module(cls, model: Any, tokenizer: Any, **options: Any) -> HFVisionPolicy:
+        """Decode from ``model`` with its processor, given as ``tokenizer`` (a trainer's module,
+        shared)."""
+        return cls(model, tokenizer, **options)
 
     def chat_format(self) -> VisionChatFormat:
         """The format that expands the episode's images into the model's placeholders."""
