@@ -185,7 +185,10 @@ class Jail:
     xauthority: Path
     home: Path
     runtime: Path
-    """``XDG_RUNTIME_DIR``: the accessibility bus socket lives here."""
+    """``XDG_RUNTIME_DIR`` of the apps (writable by them)."""
+    bus: Path
+    """The accessibility bus socket's folder: writable in the service jail only, read-only for
+    apps, so an app cannot swap the socket for a symlink the host would then connect to."""
     private: Path
     """Bound only into launches with ``private=True`` (a task app's state the scorer reads)."""
     etc: Path
@@ -238,7 +241,8 @@ class Jail:
             args += ["--ro-bind", self.display_socket, self.display_socket]
         return [*args, "--ro-bind", str(self.xauthority), str(self.xauthority),
                 "--bind", str(self.home), str(self.home),
-                "--bind", str(self.runtime), str(self.runtime)]
+                "--bind", str(self.runtime), str(self.runtime),
+                "--bind" if service else "--ro-bind", str(self.bus), str(self.bus)]
 
     def sandbox_argv(self, argv: Sequence[str], *, private: bool = False,
                      workdir: Path | None = None, chdir: Path | None = None) -> list[str]:
@@ -265,14 +269,14 @@ class Jail:
         if self.uid is None:
             return self.host_argv(argv)
         return [self.bwrap, "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-                "--new-session", *self._mounts(service=True), "--chdir", str(self.runtime),
+                "--new-session", *self._mounts(service=True), "--chdir", str(self.bus),
                 "--",
                 *self.host_argv(argv)]
 
     def prepare(self, root: Path) -> None:
         """Create the folders and files, owned so that the desktop's uid can use them."""
         root.chmod(0o711)  # the uid traverses to its own folders, lists nothing
-        for folder in (self.home, self.runtime, self.private):
+        for folder in (self.home, self.runtime, self.private, self.bus):
             folder.mkdir(exist_ok=True)
             self.give(folder)
             folder.chmod(0o700)

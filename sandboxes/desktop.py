@@ -153,7 +153,8 @@ class DesktopSandbox(Sandbox):
             """Host uid of the desktop's processes (None: the caller's own)."""
             self.jail = Jail(
                 uid=uid, display_socket="", xauthority=self.root / "x" / "Xauthority",
-                home=self.home, runtime=self.root / "run", private=self.root / "private",
+                home=self.home, runtime=self.root / "run", bus=self.root / "bus",
+                private=self.root / "private",
                 etc=self.root / "x", share=self.config.share,
                 max_processes=self.config.max_processes, bwrap=self._bwrap or "bwrap")
             (self.root / "x").mkdir()
@@ -290,7 +291,7 @@ class DesktopSandbox(Sandbox):
             self.a11y_address = address
 
         try:
-            self._core.extend(start_a11y_bus(self._service, set_address, self.jail.runtime,
+            self._core.extend(start_a11y_bus(self._service, set_address, self.jail.bus,
                                              self.config.start_timeout_s))
         except (OSError, TimeoutError, subprocess.SubprocessError) as e:
             logger.warning("desktop %s: no accessibility bus (%s)", self.label, e)

@@ -17,7 +17,7 @@ import pytest
 from security.gui_attack import type_line, wait_path, wait_windows, windows
 
 import agentgym
-from agentgym.sandboxes.desktop import DesktopSandbox, desktop_available
+from agentgym.sandboxes.desktop import DesktopConfig, DesktopSandbox, desktop_available
 
 pytestmark = [
     pytest.mark.xvfb,
@@ -71,17 +71,22 @@ def test_the_terminal_runs_unprivileged_and_cannot_reach_the_host(env, tmp_path:
 
 
 def test_the_window_manager_and_apps_run_unprivileged(env):
-    """openbox ran outside the jail as root; every process of a desktop now runs as its uid."""
+    """openbox ran outside the jail as root; every process of a desktop now runs as its uid,
+    without capabilities. (The one exception: the bubblewrap that set up the accessibility bus's
+    namespaces as root waits for it, capability-free, outside every app's pid namespace.)"""
     env.reset(options={"task_id": "xterm-2"})
     desktop = env.unwrapped.desktop
     uids = {}
     for pid in _labelled(desktop):
         status = Path(f"/proc/{pid}/status").read_text()
-        cmd = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].decode()
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        cmd = argv[0].decode()
         uid = int(status.split("Uid:")[1].split()[0])
         eff = status.split("CapEff:")[1].split()[0]
         uids[cmd] = uid
-        assert uid != 0 and int(eff, 16) == 0, (cmd, uid, eff)
+        assert int(eff, 16) == 0, (cmd, uid, eff)
+        service_monitor = cmd.endswith("bwrap") and b"--unshare-user" not in argv
+        assert uid != 0 or service_monitor, (cmd, uid, eff)
     assert any(c.endswith("openbox") for c in uids) and any(c.endswith("xterm") for c in uids)
 
 
@@ -145,3 +150,15 @@ def test_windows_helper_sees_the_task_window(env):
     """The control of the menu test: the window list does show the task's window."""
     env.reset(options={"task_id": "form-00"})
     assert "Registration Form" in windows(env)
+
+
+def test_an_app_cannot_swap_the_accessibility_socket_for_a_host_path():
+    """The env (root) connects to the bus socket: an app that could replace it with a symlink
+    would make the host connect wherever it likes."""
+    with DesktopSandbox(DesktopConfig(accessibility=True)) as desktop:
+        if desktop.a11y_address is None:
+            pytest.skip("at-spi2-core is not installed")
+        sock = Path(desktop.a11y_address.removeprefix("unix:path="))
+        probe = desktop.run(["sh", "-c", f"rm -f {sock}; ln -sf /run/agentgym-elsewhere {sock}; "
+                                         f"ls -l {sock}"])
+        assert sock.is_socket() and not sock.is_symlink(), probe.stdout + probe.stderr

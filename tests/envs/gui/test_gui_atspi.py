@@ -63,7 +63,7 @@ def test_bus_parts_are_per_desktop_and_go_with_it() -> None:
     desktop = DesktopSandbox(DesktopConfig(width=320, height=240, accessibility=True))
     try:
         address = desktop.a11y_address
-        assert address and address == f"unix:path={desktop.jail.runtime / 'a11y-bus'}"
+        assert address and address == f"unix:path={desktop.jail.bus / 'a11y-bus'}"
         assert "NO_AT_BRIDGE" not in desktop.environ()
         assert accessibility_tree(address) == []  # no app yet
         daemon = desktop._core[2]  # Xvfb, openbox, then the bus and its registry
