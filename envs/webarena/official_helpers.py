@@ -2,7 +2,7 @@
 
 The official task files name helpers in ``program_html`` items, as Python source that WebArena
 ``eval``s (``func:shopping_get_latest_order_url()``,
-``func:gitlab_get_project_memeber_role(__page__, 'vinta')``). Here the source is parsed with
+``func:gitlab_get_project_memeber_role(__page__, 'name')``). Here the source is parsed with
 :mod:`ast` into a name and string arguments (anything else is an error, nothing is evaluated) and
 dispatched to this module's implementations of WebArena-Lite's ``helper_functions.py``:
 

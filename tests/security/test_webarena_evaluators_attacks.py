@@ -69,10 +69,10 @@ def test_a_list_of_candidate_numbers_earns_nothing() -> None:
 
 
 def test_must_include_as_one_string_is_one_reference_not_letters() -> None:
-    """Official task 81 gives ``"must_include": "yjlou"`` (a string, not a list)."""
-    assert score(string_task({"must_include": "yjlou"}), "you lol j").score == 0.0
-    assert score(string_task({"must_include": "yjlou"}), "y, j, l, o, u").score == 0.0
-    assert score(string_task({"must_include": "yjlou"}), "yjlou").score == 1.0
+    """Official task 81 gives its ``must_include`` as a string, not a list."""
+    assert score(string_task({"must_include": "zqvbe"}), "zebra quiver").score == 0.0
+    assert score(string_task({"must_include": "zqvbe"}), "z, q, v, b, e").score == 0.0
+    assert score(string_task({"must_include": "zqvbe"}), "zqvbe").score == 1.0
 
 
 @pytest.mark.parametrize("check", [{"fuzzy_match": ["refund", "it broke"]},
@@ -105,9 +105,9 @@ def test_an_unknown_eval_type_or_url_note_fails_closed() -> None:
 @pytest.mark.parametrize("answer", ["I cannot do that", "This is not possible.", "unable",
                                     "none found", "The task does not exist"])
 def test_the_offline_judge_takes_no_refusal_for_a_reasoned_na(answer: str) -> None:
-    """Task 114's reference is N/A with the reason "We cannot add order history"."""
-    config = string_task({"fuzzy_match": "N/A"}, intent="Notify Sarah Miller",
-                         note="System message: We cannot add order history.")
+    """An unachievable task (reference N/A) whose string_note gives the reason."""
+    config = string_task({"fuzzy_match": "N/A"}, intent="Add a note to the order",
+                         note="The store has no order notes.")
     assert score(config, answer).score == 0.0
     assert score(config, "N/A").score == 1.0
 

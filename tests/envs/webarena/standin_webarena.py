@@ -6,7 +6,8 @@ members table GitLab renders), the map (a page that loads a tile from the tile s
 the geocoder with a synchronous cross-origin request while it loads, as the real map's
 services live on other ports), the tile server, the geocoder, an origin nobody allowed, and a
 model: an OpenAI-compatible server that plays a fixed script per official task, reading
-element ids from the observation as a model would.
+element ids from the observation as a model would. Everything task-specific (answers, paths,
+account names) is read from the official task records at run time, never written here.
 """
 
 from __future__ import annotations
@@ -96,7 +97,7 @@ def redirect(to: str, cookie: str = "") -> tuple[int, dict, bytes]:
     return 303, headers, b""
 
 
-def shop() -> Site:
+def shop(latest_complete_total: str) -> Site:
     site = Site("shopping")
 
     def signed_in(req: Request) -> bool:
@@ -138,7 +139,8 @@ def shop() -> Site:
             return redirect("/customer/account/login/")
         rows = "".join(f"<tr><td>{n}</td><td>{d}</td><td>${t}</td><td>{s}</td></tr>"
                        for n, d, t, s in (("000000189", "5/2/23", "754.99", "Pending"),
-                                          ("000000170", "3/11/23", "65.32", "Complete"),
+                                          ("000000170", "3/11/23", latest_complete_total,
+                                           "Complete"),
                                           ("000000166", "3/10/23", "17.99", "Complete")))
         return page("My Orders", "<table><tr><th>Order #</th><th>Date</th><th>Order Total"
                     f"</th><th>Status</th></tr>{rows}</table>")
@@ -155,7 +157,7 @@ MEMBER_ROW = ("<tr><td data-label='Account'><span class='gl-avatar-labeled-subla
               "</span></td><td class='col-max-role'><span>{}</span></td></tr>")
 
 
-def gitlab() -> Site:
+def gitlab(members_path: str) -> Site:
     site = Site("gitlab")
     members = {"byteblaze": "Owner"}
 
@@ -186,7 +188,7 @@ def gitlab() -> Site:
         return page("Edit Profile", "byteblaze") if signed_in(req) \
             else redirect("/users/sign_in")
 
-    path = "/byteblaze/dotfiles/-/project_members"
+    path = members_path
 
     @site.route("GET", path)
     def project_members(req: Request) -> tuple[int, dict, bytes]:
@@ -212,8 +214,9 @@ def gitlab() -> Site:
     return site
 
 
-def map_services() -> tuple[Site, Site, Site, Site]:
-    """The map site, its tile server, its geocoder, and an origin nobody allowed."""
+def map_services(postcode: str) -> tuple[Site, Site, Site, Site]:
+    """The map site, its tile server, its geocoder (which knows one place), and an origin
+    nobody allowed."""
     site, tiles, geocoder, elsewhere = Site("map"), Site("tiles"), Site("geocoder"), Site("ads")
 
     @tiles.route("GET", "/0/0/0.png")
@@ -226,14 +229,14 @@ def map_services() -> tuple[Site, Site, Site, Site]:
 
     @geocoder.route("GET", "/search")
     def search(req: Request) -> tuple[int, dict, bytes]:
-        place = {"display_name": "Chatham University, Woodland Road, Pittsburgh, postcode 15232"}
+        place = {"display_name": f"the place asked for, Pittsburgh, postcode {postcode}"}
         return 200, {"Content-Type": "application/json", "Access-Control-Allow-Origin": "*"}, \
             json.dumps([place]).encode()
 
     @site.route("GET", "/")
     def home(req: Request) -> tuple[int, dict, bytes]:
         script = ("<script>let text = 'search failed'; try { const r = new XMLHttpRequest(); "
-                  f"r.open('GET', '{geocoder.url}/search?q=Chatham+University&format=json', "
+                  f"r.open('GET', '{geocoder.url}/search?q=the+place&format=json', "
                   "false); r.send(); text = JSON.parse(r.responseText)[0].display_name; } "
                   "catch (e) {} document.getElementById('place').textContent = text;</script>")
         return page("OpenStreetMap", f'<img alt="map tile" src="{tiles.url}/0/0/0.png">'
@@ -248,24 +251,29 @@ def _element(obs: str, role: str, name: str) -> str:
     return m.group(1) if m else "0"
 
 
-def play(intent: str, turn: int, obs: str, urls: dict[str, str]) -> str:
-    """The stand-in model's next action for an official task."""
-    if intent.startswith("Tell me the total cost of my latest complete order"):
+def play(task: dict[str, Any], turn: int, obs: str, urls: dict[str, str]) -> str:
+    """The stand-in model's next action for an official task (its record)."""
+    tid, check = task["task_id"], task["eval"]
+    if tid == 46:  # information seeking behind the shop's login
         if turn == 0:
             return f"goto [{urls['shopping']}/sales/order/history/]"
         m = re.search(r"\$([\d.]+)'.{0,80}?Complete", obs, re.S)
         return f"stop [{m.group(1) if m else 'unknown'}]"
-    if intent.startswith('Search for "switch accessories"'):
+    if tid == 66:  # a search whose final URL is checked
+        query = parse_qs(urlsplit(check["reference_url"]).query)["q"][0]
         if turn == 0:
-            return f"type [{_element(obs, 'searchbox', 'Search')}] [switch accessories] [1]"
+            return f"type [{_element(obs, 'searchbox', 'Search')}] [{query}] [1]"
         return "stop []"
-    if intent.startswith("Vinta wants to check my dotfile"):
-        steps = [f"goto [{urls['gitlab']}/byteblaze/dotfiles/-/project_members]",
-                 f"type [{_element(obs, 'textbox', 'Username')}] [vinta] [0]",
-                 f"select [{_element(obs, 'combobox', 'Role')}] [Guest]",
+    if tid == 112:  # a member invitation checked by the member-role helper
+        item = check["program_html"][0]
+        account = re.search(r"'([^']+)'\)$", item["locator"]).group(1)
+        role = item["required_contents"]["must_include"][0]
+        path = item["url"].replace("__GITLAB__", urls["gitlab"])
+        steps = [f"goto [{path}]", f"type [{_element(obs, 'textbox', 'Username')}] [{account}] [0]",
+                 f"select [{_element(obs, 'combobox', 'Role')}] [{role}]",
                  f"click [{_element(obs, 'button', 'Invite')}]", "stop []"]
         return steps[min(turn, len(steps) - 1)]
-    if intent.startswith("What is the zip code of Chatham University"):
+    if tid == 15:  # the map: the answer comes from its geocoder on another port
         m = re.search(r"postcode (\d{5})", obs)
         return f"stop [{m.group(1) if m else 'unknown'}]"
     return "stop [I do not know this task]"
@@ -287,6 +295,7 @@ class ModelHandler(_Handler):
     """``/v1/chat/completions`` reads a JSON body, so it has its own handler."""
 
     urls: dict[str, str] = {}
+    tasks: dict[str, dict[str, Any]] = {}
 
     def do_POST(self) -> None:  # noqa: N802
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -296,7 +305,8 @@ class ModelHandler(_Handler):
         intent = next((re.search(r"Task: (.+)", t).group(1) for t in texts
                        if re.search(r"Task: (.+)", t)), "")
         turn = sum(m["role"] == "assistant" for m in messages)
-        action = play(intent, turn, texts[-1], self.urls)
+        task = self.tasks.get(intent.strip())
+        action = play(task, turn, texts[-1], self.urls) if task else "stop [unknown task]"
         self.site.hits.append(action)
         data = json.dumps({"id": "c", "object": "chat.completion", "model": "standin",
                            "choices": [{"index": 0, "finish_reason": "stop", "message": {
@@ -309,11 +319,12 @@ class ModelHandler(_Handler):
         self.wfile.write(data)
 
 
-def model_server(urls: dict[str, str]) -> Site:
-    """The stand-in model, playing the slice's tasks on the sites at ``urls``."""
+def model_server(urls: dict[str, str], tasks: list[dict[str, Any]]) -> Site:
+    """The stand-in model, playing ``tasks`` (official records) on the sites at ``urls``."""
     site = model(urls)
     site.close()
-    handler = type("Handler", (ModelHandler,), {"site": site, "urls": urls})
+    handler = type("Handler", (ModelHandler,), {"site": site, "urls": urls,
+                                                "tasks": {t["intent"].strip(): t for t in tasks}})
     site.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     site.url = f"http://127.0.0.1:{site.server.server_address[1]}"
     threading.Thread(target=site.server.serve_forever, daemon=True).start()

@@ -36,13 +36,16 @@ SLICE = [15, 46, 66, 112]
 @pytest.fixture
 def sites(tmp_path: Path) -> Iterator[dict[str, standin.Site]]:
     try:
-        read_official("webarena-lite")
+        tasks = {t["task_id"]: t for t in read_official("webarena-lite") if t["task_id"] in SLICE}
     except OfficialTasksMissing as e:
         pytest.skip(str(e))
-    the_map, tiles, geocoder, elsewhere = standin.map_services()
-    out = {"shopping": standin.shop(), "gitlab": standin.gitlab(), "map": the_map,
+    members = tasks[112]["eval"]["program_html"][0]["url"].replace("__GITLAB__", "")
+    the_map, tiles, geocoder, elsewhere = standin.map_services(
+        tasks[15]["eval"]["reference_answers"]["must_include"][0])
+    out = {"shopping": standin.shop(tasks[46]["eval"]["reference_answers"]["must_include"][0]),
+           "gitlab": standin.gitlab(members), "map": the_map,
            "tiles": tiles, "geocoder": geocoder, "elsewhere": elsewhere}
-    out["model"] = standin.model_server({k: v.url for k, v in out.items()})
+    out["model"] = standin.model_server({k: v.url for k, v in out.items()}, list(tasks.values()))
     try:
         yield out
     finally:
