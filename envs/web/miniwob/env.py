@@ -6,10 +6,17 @@ Reset opens the task page from the loopback server in a fresh browser context, s
 episode instead) and calls ``core.startEpisodeReal()``. The goal is the page's utterance. After
 each action the reward is read from the page's own globals: ``WOB_DONE_GLOBAL`` ends the episode
 and ``WOB_RAW_REWARD_GLOBAL`` (or the time-scaled ``WOB_REWARD_GLOBAL``) scores it.
+
+The reward is bound to the episode's own task, seed and page: reset marks the document it seeded
+with a fresh token (a read-only property the agent's actions cannot set), and a reward is read
+only from a document carrying that token at the task's URL. A task tab that shows anything else
+(another MiniWoB++ task of the same origin, the same task reloaded for an unseeded instance, a
+page it went back to) ends the episode with reward 0; so does a closed task tab.
 """
 
 from __future__ import annotations
 
+import secrets
 from typing import TYPE_CHECKING, Any
 
 from agentgym.errors import EnvError, TaskError
@@ -27,9 +34,13 @@ if TYPE_CHECKING:
     from agentgym.sandboxes.browser import BrowserSession
 
 REWARD_MODES = ("binary", "raw", "original")
-STATE_JS = ("() => typeof WOB_DONE_GLOBAL === 'undefined' ? null : [WOB_DONE_GLOBAL,"
-            " WOB_RAW_REWARD_GLOBAL, WOB_REWARD_GLOBAL, WOB_REWARD_REASON]")
-START_JS = """([seed, maxMs]) => {
+STATE_JS = """([token, path]) => {
+  if (window.__agentgymEpisode !== token || location.pathname !== path) return null;
+  return [WOB_DONE_GLOBAL, WOB_RAW_REWARD_GLOBAL, WOB_REWARD_GLOBAL, WOB_REWARD_REASON];
+}"""
+"""The page's reward globals, or null when the tab no longer shows the seeded episode page."""
+START_JS = """([seed, maxMs, token]) => {
+  Object.defineProperty(window, '__agentgymEpisode', {value: token});  // read-only, per document
   Math.seedrandom(seed);
   core.EPISODE_MAX_TIME = maxMs;
   core.startEpisodeReal();
@@ -69,6 +80,8 @@ class MiniWoBEnv(WebEnv):
         self.task: Task | None = None
         self.task_page: Page | None = None
         """The tab holding the task (the reward is read there even when another tab is active)."""
+        self.episode_token = ""
+        """Marks the document this episode seeded; a reward is read only from it."""
         if task in KNOWN_BROKEN:
             self.instructions += f"\n(Known limitation of this task: {KNOWN_BROKEN[task]}.)"
 
@@ -102,23 +115,30 @@ class MiniWoBEnv(WebEnv):
         page = self.task_page = self.session.page
         if page.url != self.page_url():  # else prepare_session loaded it (not yet started)
             await self.session.guard(page.goto(self.page_url(), wait_until="load"))
-        utterance = await self.session.guard(
-            page.evaluate(START_JS, [seed, int(self.episode_max_time_s * 1000)]))
+        self.episode_token = secrets.token_hex(16)
+        utterance = await self.session.guard(page.evaluate(
+            START_JS, [seed, int(self.episode_max_time_s * 1000), self.episode_token]))
         if utterance is None:  # the task builds its problem asynchronously
             await self.session.guard(page.wait_for_function("WOB_TASK_READY"))
             utterance = await self.session.guard(page.evaluate("core.getUtterance()"))
         return str(utterance), {"task_id": self.task.task_id, "split": self.split, "seed": seed}
 
     async def evaluate(self, action: WebAction) -> tuple[float, bool, dict[str, Any]]:
-        """Read the page's reward globals; ``stop`` ends an unfinished episode at 0."""
+        """Read the seeded task page's reward globals; ``stop`` ends an unfinished episode at 0,
+        and so does a task tab that was closed or no longer shows the seeded page."""
         assert self.session is not None  # noqa: S101
         info: dict[str, Any] = {"task_id": self.task.task_id if self.task else None}
         page = self.task_page
         if page is None or page.is_closed():
             info.update(success=False, raw_reward=0.0, reason="the task tab was closed")
             return 0.0, True, info
-        state = await self.session.guard(page.evaluate(STATE_JS))
-        done, raw, scaled, reason = state if state else (False, 0.0, 0.0, "left the task page")
+        state = await self.session.guard(page.evaluate(STATE_JS, [
+            self.episode_token, f"/miniwob/{self.name}.html"]))
+        if state is None:
+            info.update(success=False, raw_reward=0.0,
+                        reason="the task tab left the episode's task page")
+            return 0.0, True, info
+        done, raw, scaled, reason = state
         if not done:
             if action.name == "stop":
                 info.update(success=False, raw_reward=0.0, reason="stopped")
