@@ -88,11 +88,13 @@ class RemoteEnv(AgentEnv):
         timeout_s: Longest wait for one reset or step answer.
         connect_timeout_s: Longest wait to (re)connect.
         token: Bearer token the server requires (default: ``$AGENTGYM_SERVE_TOKEN``).
+        max_turns: The session's turn limit, enforced by the server's env (default: the
+            server's); the client does not count turns again.
     """
 
     def __init__(
         self, url: str, *, split: str | None = None, timeout_s: float = 300.0,
-        connect_timeout_s: float = 10.0, token: str | None = None,
+        connect_timeout_s: float = 10.0, token: str | None = None, max_turns: int | None = None,
     ) -> None:
         super().__init__()
         self.url = url
@@ -100,7 +102,8 @@ class RemoteEnv(AgentEnv):
         self._headers = {"Authorization": f"Bearer {token}"} if token else {}
         self.http_base, self.ws_url = _endpoints(url)
         self._query = f"?{urlencode({'split': split})}" if split is not None else ""
-        self.ws_url += self._query
+        session = {k: v for k, v in (("split", split), ("max_turns", max_turns)) if v is not None}
+        self.ws_url += f"?{urlencode(session)}" if session else ""
         self.timeout_s = timeout_s
         self.connect_timeout_s = connect_timeout_s
         self._ws: Any = None
@@ -112,7 +115,7 @@ class RemoteEnv(AgentEnv):
         self.name = str(meta.get("name", ""))
         self.instructions = str(meta.get("instructions", ""))
         self.tools = ToolSet(SchemaTool.from_openai(t) for t in meta.get("tools", []))
-        self.max_turns = meta.get("max_turns")
+        self.max_turns = max_turns if max_turns is not None else meta.get("max_turns")
         self.split = str(meta.get("split") or "")
         self.agentgym_spec = EnvSpec(
             id=f"{REMOTE_PREFIX}{url}", entry_point=make_remote, family="remote",
@@ -309,14 +312,13 @@ def remote_spec(target: str) -> EnvSpec:
 
 
 def make_remote(target: str, *, max_turns: int | None = None, **kwargs: Any) -> AgentEnv:
-    """``make("remote:URL")``: a :class:`RemoteEnv` (``kwargs`` go to it), turn-limited if asked."""
-    url = target[len(REMOTE_PREFIX):] if target.startswith(REMOTE_PREFIX) else target
-    env: AgentEnv = RemoteEnv(url, **kwargs)
-    if max_turns is not None:
-        from ..wrappers import TurnLimit
+    """``make("remote:URL")``: a :class:`RemoteEnv` (``kwargs`` go to it).
 
-        return TurnLimit(env, max_turns=max_turns)  # type: ignore[return-value]
-    return env
+    ``max_turns`` goes to the server, whose ``make`` enforces it for the session (the one place
+    the limit is enforced).
+    """
+    url = target[len(REMOTE_PREFIX):] if target.startswith(REMOTE_PREFIX) else target
+    return RemoteEnv(url, max_turns=max_turns, **kwargs)
 
 
 class RemoteResolver:

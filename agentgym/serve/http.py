@@ -8,14 +8,17 @@ env::
     GET  /schema      JSON Schemas of action, observation and state
     GET  /tasks       the split served and its task ids (or ?split=)
     GET  /expert      ?session_id=...: the expert's actions for the session's task (if offered)
-    POST /reset       body: {"seed", "episode_id", "task_id", "options", "session_id", "split"}
+    POST /reset       body: {"seed", "episode_id", "task_id", "options", "session_id", "split",
+                             "max_turns"}
     POST /step        body: {"action": {"content", "tool_calls"}, "session_id"}
     GET  /state       ?session_id=...
     POST /close       body: {"session_id"}
-    WS   /ws          messages {"type": "reset"|"step"|"state"|"close", "data": {...}}; ?split=
+    WS   /ws          messages {"type": "reset"|"step"|"state"|"expert"|"close", "data": {...}};
+                      ?split=&max_turns=
 
-A client may choose one env argument per session, the task ``split``; the others are the
-server's (``agentgym serve`` flags, ``create_app(env_kwargs=...)``).
+A client may choose two env arguments per session, the task ``split`` and the turn limit
+``max_turns`` (enforced by the server's env, the one place it is); the others are the server's
+(``agentgym serve`` flags, ``create_app(env_kwargs=...)``).
 
 OpenEnv's HTTP ``/reset`` and ``/step`` build a fresh env per request; here ``/reset`` opens a
 session (one env instance) and returns its ``session_id`` in ``metadata``, and ``/step`` names it.
@@ -129,7 +132,7 @@ def env_router(served: ServedEnv) -> APIRouter:
     async def reset(request: Request) -> dict[str, Any]:
         body = parse_body(WireReset, await json_body(request))
         if body.session_id is None:
-            session = await open_session(served, body.split)
+            session = await open_session(served, body.split, body.max_turns)
         else:
             session = pool.get(body.session_id)
         try:
@@ -161,8 +164,9 @@ def env_router(served: ServedEnv) -> APIRouter:
         return {"session_id": body.session_id, "closed": await pool.close(body.session_id)}
 
     @router.websocket("/ws")
-    async def ws(websocket: WebSocket, split: str | None = None) -> None:
-        await serve_websocket(served, websocket, split)
+    async def ws(websocket: WebSocket, split: str | None = None,
+                 max_turns: int | None = None) -> None:
+        await serve_websocket(served, websocket, split, max_turns)
 
     return router
 

@@ -183,9 +183,29 @@ async def read_metadata(served: ServedEnv, split: str | None) -> dict[str, Any]:
         raise HTTPException(400, f"cannot make the env: {type(e).__name__}: {e}") from e
 
 
-async def open_session(served: ServedEnv, split: str | None) -> Session:
-    """Open a session of ``served`` (``split`` chosen by the client); 4xx if it cannot be made."""
+MAX_TURNS_LIMIT = 10_000
+"""Largest turn limit a client may ask of a session."""
+
+
+def session_kwargs(split: str | None, max_turns: int | None = None) -> dict[str, Any]:
+    """The env kwargs a client chose for its session: ``split`` and ``max_turns``; 422 if bad.
+
+    The turn limit is the session's own (the server's ``make`` enforces it, the client does not
+    count again); it bounds nothing a client could not do by resetting.
+    """
     kwargs = split_kwargs(split)
+    if max_turns is not None:
+        if isinstance(max_turns, bool) or not 1 <= max_turns <= MAX_TURNS_LIMIT:
+            raise HTTPException(422, f"max_turns must be 1..{MAX_TURNS_LIMIT}, got {max_turns}")
+        kwargs["max_turns"] = max_turns
+    return kwargs
+
+
+async def open_session(served: ServedEnv, split: str | None, max_turns: int | None = None
+                       ) -> Session:
+    """Open a session of ``served`` (``split`` and ``max_turns`` chosen by the client); 4xx if
+    it cannot be made."""
+    kwargs = session_kwargs(split, max_turns)
     try:
         return await served.pool.open(**kwargs)
     except SessionError:
@@ -197,6 +217,7 @@ async def open_session(served: ServedEnv, split: str | None) -> Session:
 
 
 __all__ = [
+    "MAX_TURNS_LIMIT",
     "ServedEnv",
     "do_expert",
     "do_reset",
@@ -205,5 +226,6 @@ __all__ = [
     "open_session",
     "parse_body",
     "read_metadata",
+    "session_kwargs",
     "split_kwargs",
 ]

@@ -40,11 +40,12 @@ class _Close(Exception):
         self.reason = reason
 
 
-async def serve_websocket(served: ServedEnv, websocket: WebSocket, split: str | None) -> None:
+async def serve_websocket(served: ServedEnv, websocket: WebSocket, split: str | None,
+                          max_turns: int | None = None) -> None:
     """Accept the connection, open its session, answer messages until the client leaves."""
     await websocket.accept()
     try:
-        session = await open_session(served, split)
+        session = await open_session(served, split, max_turns)
     except HTTPException as e:
         await _error(websocket, str(e.detail), "VALIDATION_ERROR")
         await websocket.close(code=POLICY_VIOLATION, reason=_short(str(e.detail)))

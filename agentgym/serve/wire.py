@@ -69,6 +69,8 @@ class WireReset(pydantic.BaseModel):
     """HTTP only: reset this session instead of opening a new one."""
     split: str | None = None
     """HTTP only, new sessions: the task split of the session's env (default: the server's)."""
+    max_turns: int | None = pydantic.Field(default=None, ge=1, le=10_000)
+    """HTTP only, new sessions: the session's turn limit (default: the server's)."""
 
     def env_options(self) -> dict[str, Any]:
         """The ``options`` passed to ``env.reset``."""

@@ -65,6 +65,7 @@ JSON = {"content-type": "application/json"}
         ("post", "/reset", {"content": b"{}"}, 415, "Content-Type: application/json"),
         ("post", "/reset", {"json": {"seed": -1}}, 422, "seed"),
         ("post", "/reset", {"json": {"bogus": 1}}, 422, "bogus"),
+        ("post", "/reset", {"json": {"max_turns": 0}}, 422, "max_turns"),
         ("post", "/reset", {"json": {"task_id": "no-such-task"}}, 400, "no-such-task"),
         ("post", "/reset", {"json": {"session_id": "nope"}}, 404, "unknown session"),
         ("post", "/step", {"json": {"action": {"content": "1"}}}, 422, "session_id"),

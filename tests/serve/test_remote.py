@@ -196,3 +196,13 @@ def test_the_served_split_is_what_tasks_reports():
         env.close()
     finally:
         server.stop()
+
+
+def test_a_remote_turn_limit_is_the_servers_session_limit(http_url):
+    """make("remote:...", max_turns=N) asks the server's make() for N: one place enforces it."""
+    env = make(f"remote:{http_url}/sql", max_turns=2)
+    assert isinstance(env, RemoteEnv) and env.max_turns == 2  # no client-side TurnLimit
+    env.reset(seed=0)
+    assert not env.step(SELECT_1)[3]
+    assert env.step(SELECT_1)[3]  # truncated by the server at 2
+    env.close()
