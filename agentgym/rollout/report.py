@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import logging
 from collections.abc import Callable
@@ -53,6 +54,13 @@ def _plot(path: Path, results: dict[str, Any], trajs: list[Trajectory]) -> bool:
     return True
 
 
+def md_text(value: Any) -> str:
+    """``value`` as inert Markdown text on one line: HTML escaped, ``|`` escaped (no forged
+    table cells), newlines as spaces. Abort messages and task ids come from envs and models."""
+    text = " ".join(str(value).split())
+    return html.escape(text, quote=False).replace("|", "\\|").replace("`", "\\`")
+
+
 def render_markdown(results: dict[str, Any], plot_name: str | None,
                     viewer: str | None = None) -> str:
     """The report's Markdown text (``viewer``: the trajectory viewer's path, relative)."""
@@ -61,9 +69,9 @@ def render_markdown(results: dict[str, Any], plot_name: str | None,
     rate = f"{m['success_rate']:.1%}" if m["episodes"] else "-"
     ci = f"[{low:.1%}, {high:.1%}]" if m["episodes"] else "- (no completed episode)"
     lines = [
-        f"# Evaluation: {c['env_id']}",
+        f"# Evaluation: {md_text(c['env_id'])}",
         "",
-        f"- policy: `{c['policy']}` ({results['policy'].get('class', '')})",
+        f"- policy: {md_text(c['policy'])} ({md_text(results['policy'].get('class', ''))})",
         f"- split: `{c['split']}`, tasks: {m['tasks']}, samples per task: {c['k']}, "
         f"temperature: {c['temperature']}",
         f"- agentgym {results.get('agentgym_version', '?')}, {results.get('created', '?')}",
@@ -88,18 +96,18 @@ def render_markdown(results: dict[str, Any], plot_name: str | None,
     if m["abort_reasons"]:
         lines += ["Aborted episodes are infrastructure failures (a dead server, a killed "
                   "container), left out of every figure above. Reasons:", "",
-                  *[f"- {r}" for r in m["abort_reasons"]], ""]
+                  *[f"- {md_text(r)}" for r in m["abort_reasons"]], ""]
     ends = results.get("end_reasons") or {}
     if ends:
         lines += ["## How episodes ended", "", "| end | episodes |", "| --- | --- |",
-                  *[f"| {reason} | {count} |" for reason, count in ends.items()], ""]
+                  *[f"| {md_text(reason)} | {count} |" for reason, count in ends.items()], ""]
     if plot_name:
         lines += [f"![results]({plot_name})", ""]
     lines += ["## Per task", "",
               "| task | completed | successes | mean reward | mean turns | aborted |",
               "| --- | --- | --- | --- | --- | --- |"]
     lines += [
-        f"| {r['task_id']} | {r['samples']} | {r['successes']} | {r['mean_reward']:.3f} | "
+        f"| {md_text(r['task_id'])} | {r['samples']} | {r['successes']} | {r['mean_reward']:.3f} | "
         f"{r['mean_turns']:.2f} | {r.get('aborted', 0)} |"
         for r in results["per_task"]
     ]
@@ -141,4 +149,4 @@ def viewer_for(env_id: str) -> Callable[..., Path]:
         return write_viewer
 
 
-__all__ = ["render_markdown", "viewer_for", "write_results"]
+__all__ = ["md_text", "render_markdown", "viewer_for", "write_results"]
