@@ -49,7 +49,7 @@ class CaseError(ValueError):
 
 @dataclass(frozen=True)
 class Call:
-    """One call of the entry point: its arguments as plain-data literals."""
+    """One call of the entry point: its arguments in the plain-data wire form (:mod:`.plain`)."""
 
     args: str
     """The positional arguments: a JSON array of their :func:`.plain.encode` texts."""
@@ -133,15 +133,19 @@ class _Rewriter(ast.NodeTransformer):
 
 
 def _argument(node: ast.expr) -> str:
-    """An argument expression's value as a literal (task data, evaluated with the check
-    builtins only; an expression that is not a literal is checked to read back identically)."""
+    """An argument expression's value in the wire form (task data, evaluated with the check
+    builtins only; a value that is not a Python literal is checked to read back identically)."""
     try:
         return _literal(ast.literal_eval(node), check=False)
-    except ValueError:
-        pass
+    except (ValueError, TypeError, SyntaxError, RecursionError):
+        pass  # not a literal: an expression such as list(range(50))
     _check_names(node)
     code = compile(ast.fix_missing_locations(ast.Expression(node)), "<argument>", "eval")
-    return _literal(eval(code, {"__builtins__": CHECK_BUILTINS}))  # noqa: S307 - task data
+    try:
+        value = eval(code, {"__builtins__": CHECK_BUILTINS})  # noqa: S307 - task data
+    except Exception as e:  # noqa: BLE001 - any failure makes the test unscorable
+        raise CaseError(f"an argument cannot be evaluated: {type(e).__name__}: {e}") from e
+    return _literal(value)
 
 
 def _literal(value: Any, check: bool = True) -> str:

@@ -5,6 +5,10 @@ Tools: ``run_python`` (run a script, see its output), ``run_tests`` (the visible
 solution) and ``submit`` (the hidden tests; ends the episode). Models without tool calling may
 instead answer with a fenced ```python block defining the function, which counts as ``submit``.
 Reward: the share of hidden tests passed, or 1/0 for all-pass with ``reward_mode="all_pass"``.
+The scorer is out of the solution's reach (:mod:`.harness`): in the sandbox a runner only calls
+the function on each test's inputs and writes back the returned values as plain data; the
+tests' checks run in this process on those values, so no report, marker or object the solution
+controls can decide the reward.
 All code runs in a sandbox (Docker when an engine is reachable, else bubblewrap). A run the
 sandbox itself failed (``status == "sandbox_error"``: a killed container, a lost engine) is an
 infrastructure failure: it is retried once on a fresh container, then the episode is aborted; it
@@ -20,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from agentgym import Task, TaskSet, TaskToolEnv, ToolCall, parse_tool_calls
-from agentgym.errors import InfrastructureError, SandboxError
+from agentgym.errors import InfrastructureError, SandboxError, TaskError
 from agentgym.sandbox import RunResult, RunStatus, Sandbox, SandboxLimits
 from agentgym.sandboxes import open_sandbox
 
@@ -40,6 +44,8 @@ Tools:
 - run_tests(code): run your full solution against the visible tests.
 - submit(code): submit your full solution (the complete function definition); hidden tests score it
   and the episode ends.
+Tests call your function on their inputs; return plain Python data (None, bool, int, float, str,
+bytes, and lists, tuples, dicts and sets of them).
 Call one tool per turn, for example
 <tool_call>{"name": "run_tests", "arguments": {"code": "def f(x):\\n    return x"}}</tool_call>
 or answer with the solution in a ```python code block, which counts as submit."""
@@ -65,7 +71,7 @@ def task_cases(task: Task, which: str) -> tuple[Case, ...]:
     try:
         return cases_from_asserts(tuple(tests), task.data["entry_point"])
     except CaseError as e:
-        raise ValueError(f"{task.task_id}: a {which} test cannot be scored: {e}") from e
+        raise TaskError(f"{task.task_id}: a {which} test cannot be scored: {e}") from e
 
 
 def split_tests(source: str) -> list[str]:

@@ -55,6 +55,8 @@ def test_is_checks_need_the_real_singletons() -> None:
         ("assert f(1).__class__ is int", "private attribute"),
         ("assert f(1) == (", "not Python"),
         ("assert f(object()) == 1", "'object'"),
+        ("assert f(1 / 0) == 1", "cannot be evaluated: ZeroDivisionError"),
+        ("assert f({[1]: 2}) == 1", "cannot be evaluated: TypeError"),
     ],
 )
 def test_a_test_the_scorer_cannot_check_is_an_error(test: str, why: str) -> None:
