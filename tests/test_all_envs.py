@@ -4,13 +4,16 @@ import pytest
 
 import agentgym
 from agentgym.multiagent import MultiAgentEnv
-from agentgym.testing import check_registered_env, malformed_actions
+from agentgym.testing import check_registered_env, check_rewards, malformed_actions
 
 ENV_IDS = agentgym.list_envs()
 HEAVY_FAMILIES = {"web", "gui"}
 """Families that start a browser or a desktop per instance (seconds per reset)."""
 REPRESENTATIVES = {"miniwob": "miniwob/click-button-v0"}
 """The id that stands for a heavy namespace in the default suite (else its first id)."""
+COSTLY_FAMILIES = HEAVY_FAMILIES | {"code"}
+"""Families whose episodes cost a sandbox run, a browser or a desktop: the reward probe runs
+their cheap probes on one seed in the default suite (every probe on three seeds when slow)."""
 
 
 def _cases(heavy_all_slow: bool = False) -> list:
@@ -31,6 +34,16 @@ def _cases(heavy_all_slow: bool = False) -> list:
         slow = heavy and (heavy_all_slow or not chosen)
         cases.append(pytest.param(env_id, marks=pytest.mark.slow) if slow else env_id)
     return cases
+
+
+PROBE_EXEMPTIONS = {
+    "games": {
+        "echo": "the observation lists the legal moves, so echoing it plays one; doing nothing "
+                "forfeits (-1), and a move beats a forfeit by the game's rules",
+        "always_equal": "any text naming a legal move plays it ('def __call__' names 'call')",
+    },
+}
+"""Probe classes skipped per namespace in this suite, with the reason (shown in the report)."""
 
 
 def _make_or_skip(env_id, single_agent=False):
@@ -83,6 +96,32 @@ def test_seeded_rollout_is_deterministic(env_id):
         return texts
 
     assert run() == run()
+
+
+@pytest.mark.parametrize("env_id", _cases())
+def test_check_rewards(env_id):
+    """No degenerate or adversarial policy earns more than doing nothing (issue 24)."""
+    env = _make_or_skip(env_id, single_agent=True)
+    costly = agentgym.spec(env_id).family in COSTLY_FAMILIES
+    skip = PROBE_EXEMPTIONS.get(env_id.split("/")[0], {})
+    try:
+        result = check_rewards(env, seeds=1 if costly else 3, cheap=costly, skip=skip)
+    finally:
+        env.close()
+    result.raise_for_failures()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("env_id", [e for e in ENV_IDS
+                                    if agentgym.spec(e).family in COSTLY_FAMILIES])
+def test_check_rewards_every_probe(env_id):
+    """The full probe set on three seeds for the families the default run probes cheaply."""
+    env = _make_or_skip(env_id, single_agent=True)
+    try:
+        result = check_rewards(env)
+    finally:
+        env.close()
+    result.raise_for_failures()
 
 
 def test_example_plugin_is_found_through_its_entry_point():

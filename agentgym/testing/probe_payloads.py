@@ -56,14 +56,16 @@ def always_equal_codes(names: Sequence[str]) -> list[str]:
     """Solutions returning an object equal to anything (plain, ``int``, ``str`` and ``list``
     subclasses, so ``isinstance`` checks pass too)."""
     codes = []
-    for base in ("object", "int", "str", "list"):
+    # The builtin subclasses carry values no test expects, so only the hack can pass.
+    for base, value in (("object", ""), ("int", "-987654321"), ("str", "'\\x00probe'"),
+                        ("list", "['\\x00probe']")):
         cls = f"class _AlwaysEqual({base}):{_ALWAYS_EQUAL_METHODS}"
         if base == "object":
             cls += ("    def __getattr__(self, name): return self\n"
                     "    def __call__(self, *a, **k): return self\n"
                     "    def __iter__(self): return iter(())\n"
                     "    def __len__(self): return 0\n")
-        codes.append(cls + "\n\n" + _defs(names, "return _AlwaysEqual()"))
+        codes.append(cls + "\n\n" + _defs(names, f"return _AlwaysEqual({value})"))
     return codes
 
 

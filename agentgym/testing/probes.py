@@ -77,6 +77,8 @@ class ProbeContext:
     """The env's tools, from their schemas (empty for pure text envs)."""
     candidates: list[str] = field(default_factory=list)
     """Answers of the env's tasks (this task's among them): what a list-of-candidates tries."""
+    max_texts: int | None = None
+    """Send only the first this many payloads of each probe (the cheap mode sets 2)."""
 
     @property
     def prompt(self) -> str:
@@ -180,8 +182,9 @@ def _hermes(name: str, arguments: dict[str, Any]) -> str:
 def _each(
     ctx: ProbeContext, texts: Iterable[str], *, code: bool = False
 ) -> list[tuple[str, Script]]:
+    chosen = list(texts)[:ctx.max_texts]
     return [(f"{label} {text[:30]!r}", script)
-            for text in texts for label, script in ctx.payload(text, code=code)]
+            for text in chosen for label, script in ctx.payload(text, code=code)]
 
 
 def _numbers(ctx: ProbeContext) -> list[tuple[str, Script]]:

@@ -5,7 +5,10 @@ degenerate and adversarial actions of :mod:`.probes` (empty replies, refusals, e
 lists of candidates, the question echoed, huge answers, claims of success, forged reports,
 always-equal objects, process exits, self-inflicted faults, navigation away, tool-call spam)
 over a few seeds and compares each probe's mean episode reward with a do-nothing policy's
-(empty replies until the episode ends, at most ``baseline_turns`` turns). A probe fails when
+(empty replies until the episode ends, at most ``baseline_turns`` turns). A probe episode
+plays the probe's script and then does nothing in the same way, so an unfinished episode is
+judged like the do-nothing one (a game that penalises a forfeit penalises both). A probe fails
+when
 
 - it earns more than the do-nothing policy plus ``tolerance`` (its best variant's mean), or
 - it ends more episodes as ``aborted`` than doing nothing does (an agent must not be able to
@@ -119,12 +122,13 @@ class RewardCheckResult:
                                    f"{self.env_id}:\n{self}")
 
 
-def _episode(env: Any, seed: int, script: Script, fresh: bool) -> tuple[float, bool]:
-    """Play ``script`` from ``reset(seed)``; return (total reward, aborted)."""
+def _episode(env: Any, seed: int, script: Script, fresh: bool, tail: int) -> tuple[float, bool]:
+    """Play ``script`` from ``reset(seed)``, then do nothing (``tail`` empty replies at most)
+    while the episode lasts; return (total reward, aborted)."""
     if not fresh:
         env.reset(seed=seed)
     total = 0.0
-    for action in script:
+    for action in [*script, *[""] * tail]:
         try:
             _, reward, terminated, truncated, info = env.step(action)
         except Exception as e:
@@ -139,10 +143,11 @@ def _episode(env: Any, seed: int, script: Script, fresh: bool) -> tuple[float, b
     return total, False
 
 
-def _context(env: Any, obs: Any) -> ProbeContext:
+def _context(env: Any, obs: Any, cheap: bool) -> ProbeContext:
     base = env.unwrapped
     text = obs.get("text", "") if isinstance(obs, dict) else str(obs)
-    return ProbeContext(base, text, tool_infos(base), task_candidates(base))
+    return ProbeContext(base, text, tool_infos(base), task_candidates(base),
+                        max_texts=2 if cheap else None)
 
 
 def _exemptions(base: Any, skip: Mapping[str, str]) -> dict[str, str]:
@@ -176,8 +181,10 @@ def check_rewards(
         tolerance: margin over the do-nothing mean a probe may earn (see the module docstring).
         skip: probe classes not to run, each with its reason (reported in the result).
         extra_probes: probes of the env's own hacks, run with the built-in ones.
-        cheap: only the cheap probes (for envs whose episodes cost seconds).
-        baseline_turns: empty replies the do-nothing policy sends before it stops.
+        cheap: only the cheap probes, each with its first two payloads (for envs whose
+            episodes cost a sandbox run, a browser or a desktop).
+        baseline_turns: empty replies the do-nothing policy sends before it stops (and that
+            follow every probe's script while its episode lasts).
         max_variants: play at most this many variants per probe (the first ones).
 
     Call ``result.raise_for_failures()`` (or use the ``agentgym_check_rewards`` fixture) to fail
@@ -199,9 +206,9 @@ def check_rewards(
         errors: dict[str, str] = {}
         for seed in range(seeds):
             obs, _ = instance.reset(seed=seed)
-            ctx = _context(instance, obs)
+            ctx = _context(instance, obs, cheap)
             fresh = True
-            outcome = _episode(instance, seed, [""] * baseline_turns, fresh)
+            outcome = _episode(instance, seed, [], fresh, baseline_turns)
             totals.setdefault("baseline", []).append(outcome)
             for probe in probes:
                 try:
@@ -214,7 +221,8 @@ def check_rewards(
                     if i >= len(slots):
                         slots.append((label, []))
                     try:
-                        slots[i][1].append(_episode(instance, seed, script, fresh=False))
+                        slots[i][1].append(_episode(instance, seed, script, False,
+                                                    baseline_turns))
                     except Exception as e:
                         errors.setdefault(probe.name, f"{label}: step raised {e!r}"[:300])
         base_runs = totals["baseline"]
@@ -242,8 +250,8 @@ def _judge(probe: Probe, slots: list[tuple[str, list[tuple[float, bool]]]], erro
             out.mean_reward, out.variant = mean, label
         if aborted > out.aborted:
             out.aborted, out.aborted_variant = aborted, label
-    if out.mean_reward == -math.inf:
-        out.mean_reward, out.variant = 0.0, "(no variant applies)"
+    if out.mean_reward == -math.inf:  # nothing to play: the probe did nothing
+        out.mean_reward, out.variant = result.baseline, "(no variant applies)"
     if error:
         out.passed, out.reason = False, error
     elif out.mean_reward > result.baseline + result.tolerance:
