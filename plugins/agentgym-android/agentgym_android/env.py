@@ -10,6 +10,7 @@ the emulator's VNC bridge through agentgym's VNC backend. Evaluators read device
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -22,15 +23,21 @@ from .adb import AdbDevice, to_adb
 
 TASKS: list[dict[str, Any]] = [
     {"task_id": "open-settings", "split": "test", "prompt": "Open the Settings app.",
-     "check": {"shell": ["dumpsys", "window"], "contains": "com.android.settings"},
+     "setup": [["am", "force-stop", "com.android.settings"]],
+     "check": {"shell": ["dumpsys", "window"], "focused": "com.android.settings"},
      "expert": [{"action_type": "open_app", "app_name": "settings"},
                 {"action_type": "status", "goal_status": "complete"}]},
     {"task_id": "airplane-on", "split": "train", "prompt": "Turn on airplane mode.",
+     "setup": [["settings", "put", "global", "airplane_mode_on", "0"]],
      "check": {"shell": ["settings", "get", "global", "airplane_mode_on"], "equals": "1"}},
     {"task_id": "brightness-max", "split": "train",
      "prompt": "Set the screen brightness to the maximum.",
+     "setup": [["settings", "put", "system", "screen_brightness", "102"]],
      "check": {"shell": ["settings", "get", "system", "screen_brightness"], "equals": "255"}},
 ]
+"""Each task's ``setup`` puts the device in a state where the task is not done (run at every
+reset, so state left by an earlier episode never scores); its ``check`` reads the result."""
+_FOCUS = re.compile(r"^\s*mCurrentFocus=.*$", re.MULTILINE)
 INSTRUCTIONS = """You operate an Android phone. Each turn you see a screenshot (device pixels).
 Answer with one AndroidWorld JSON action: click, double_tap, long_press (x, y), swipe or scroll
 (direction), input_text (text), keyboard_enter, navigate_back, navigate_home, open_app
@@ -83,6 +90,11 @@ class AndroidEnv(AgentEnv):
         if not self.device.online():
             raise InfrastructureError(f"device {self.device.serial} is offline")
         self.device.shell(["input", "keyevent", "KEYCODE_HOME"])
+        for argv in self.task.data.get("setup", []):
+            self.device.shell(list(argv))
+        if self.evaluate() > 0.0:
+            raise InfrastructureError(f"the start state of {self.task.task_id} could not be "
+                                      "set: the task's check already passes")
         self.size = self.device.size()
         self.done = False
         return self._observe(f"Task: {self.task.prompt}"), {"task_id": self.task.task_id}
@@ -114,13 +126,18 @@ class AndroidEnv(AgentEnv):
             return make_observation(f"Aborted: {e}"), 0.0, False, True, info
 
     def evaluate(self) -> float:
-        """Score the device state against the task's check."""
-        assert self.task is not None
+        """Score the device state against the task's check (``equals`` the whole output, or
+        ``focused``: the package of the focused window). An unknown check fails closed."""
+        if self.task is None:
+            raise ResetNeeded("call reset() first")
         check = self.task.data["check"]
         out = self.device.shell(list(check["shell"])).strip()
         if "equals" in check:
             return float(out == check["equals"])
-        return float(check["contains"] in out)
+        if "focused" in check:
+            focus = _FOCUS.search(out)
+            return float(focus is not None and f" {check['focused']}/" in focus.group(0))
+        raise InfrastructureError(f"task {self.task.task_id}: unknown check {sorted(check)}")
 
     def expert_actions(self, task: Task) -> list[dict[str, Any]] | None:
         """The task's scripted actions, where it has some."""
