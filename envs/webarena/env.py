@@ -48,6 +48,7 @@ from .official_sites import (
     resolve,
     run_reset,
 )
+from .official_verified import RESPONSE_FORMAT
 from .sites.data_forum import FORUM_USER
 from .sites.data_gitlab import GITLAB_USER
 from .sites.data_shop import ADMIN_USER, SHOP_USER
@@ -219,8 +220,11 @@ class WebArenaEnv(WebEnv):
             await self.session.new_tab(url)
         if len(urls) > 1:
             await self.session.focus_tab(0)
-        return str(config["intent"]), {"task_id": task.task_id, "split": self.split,
-                                       "sites": list(config.get("sites", ()))}
+        goal = str(config["intent"])
+        if isinstance(config.get("eval"), list):  # WebArena-Verified: a structured answer
+            goal = f"{goal}\n{RESPONSE_FORMAT}"
+        return goal, {"task_id": task.task_id, "split": self.split,
+                      "sites": list(config.get("sites", ()))}
 
     async def _login_cookies_for(self, sites: Any) -> list[dict[str, Any]]:
         """The cookies that log the episode in to ``sites`` (storage states on real servers)."""

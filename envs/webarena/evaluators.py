@@ -18,6 +18,8 @@ Written after WebArena-Lite's ``evaluators.py`` (VisualAgentBench, shipped in th
   ``required_contents``: ``exact_match``, ``must_include`` (``|OR|`` alternatives) or
   ``fuzzy_match`` (through the judge).
 
+A WebArena-Verified task's ``eval`` (a list of checks) goes to :mod:`.official_verified`.
+
 Deviations, each of which can only lower a score: a reference that is a number matches only a
 whole number of the answer (``"2"`` is not in ``"12"``; WebArena does this for one-character
 references only), an answer whose numbers are not all in the references or the intent scores 0
@@ -42,6 +44,7 @@ from agentgym.errors import is_infrastructure_error
 
 from .judges import Judge, NormalizedJudge
 from .official_helpers import EvalSpecError, SiteHelpers, parse_call
+from .official_verified import verified_score
 
 logger = logging.getLogger(__name__)
 
@@ -293,9 +296,9 @@ async def evaluate(config: dict[str, Any], answer: str | None, probe: PageProbe,
     try:
         spec = config.get("eval")
         if isinstance(spec, list):  # WebArena-Verified's checks
-            kinds = sorted({str(c.get("evaluator")) for c in spec if isinstance(c, dict)})
-            raise EvalSpecError(f"WebArena-Verified's evaluators are not implemented here: "
-                                f"{', '.join(kinds)}")
+            result.parts["agent_response"] = verified_score(spec, answer)
+            result.score = result.parts["agent_response"]
+            return result
         if not isinstance(spec, dict) or set(spec) - EVAL_KEYS:
             unknown = sorted(set(spec) - EVAL_KEYS) if isinstance(spec, dict) else spec
             raise EvalSpecError(f"eval block not understood: {str(unknown)[:200]}")

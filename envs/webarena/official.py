@@ -14,6 +14,7 @@ The files are found through the distributions' file lists (:mod:`importlib.metad
 packages are never imported: ``browsergym-webarenalite`` pins an old Playwright and both pin
 old libraries, so ``scripts/setup.sh`` installs them with ``--no-deps`` (they are only data here).
 A missing package raises :class:`OfficialTasksMissing` naming the extra and the command.
+WebArena-Verified's own checks are scored by :mod:`.official_verified`.
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ import pytest
 
 from agentgym.envs.webarena.evaluators import EvalResult, evaluate
 from agentgym.envs.webarena.judges import NormalizedJudge
+from agentgym.envs.webarena.official import OfficialTasksMissing
 from agentgym.envs.webarena.tasks import load_tasks
 
 EVERY_NUMBER = " ".join(str(i) for i in range(400))
@@ -113,7 +114,7 @@ def test_the_offline_judge_takes_no_refusal_for_a_reasoned_na(answer: str) -> No
 
 
 def official_lite() -> list[dict[str, Any]]:
-    from agentgym.envs.webarena.official import OfficialTasksMissing, read_official
+    from agentgym.envs.webarena.official import read_official
 
     try:
         return read_official("webarena-lite")
@@ -139,3 +140,25 @@ def test_a_url_listing_candidate_query_values_earns_nothing() -> None:
     assert score(config, "", StaticProbe(hedge)).score == 0.0
     right = "http://shop/category/beauty?sort=price_desc&page=2"
     assert score(config, "", StaticProbe(right)).score == 1.0
+
+
+def test_verified_answers_listing_candidates_earn_nothing() -> None:
+    """WebArena-Verified retrieval tasks: every number, or the data padded with guesses."""
+    from agentgym.envs.webarena.official import read_official
+
+    try:
+        records = read_official("webarena-verified")
+    except OfficialTasksMissing as e:
+        pytest.skip(str(e))
+    numeric = [r for r in records if len(r["eval"]) == 1
+               and r["eval"][0]["results_schema"].get("items", {}).get("type") == "number"
+               and r["eval"][0]["expected"].get("retrieved_data")]
+    assert len(numeric) > 20
+    for record in numeric:
+        expected = record["eval"][0]["expected"]
+        hedge = {**expected, "retrieved_data": list(range(400))}
+        assert score(record, json.dumps(hedge)).score == 0.0
+        padded = {**expected, "retrieved_data": [*expected["retrieved_data"], 0, 1, 2]}
+        assert score(record, json.dumps(padded)).score == 0.0
+        assert score(record, "").score == 0.0
+        assert score(record, " ".join(str(i) for i in range(400))).score == 0.0
