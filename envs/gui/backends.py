@@ -45,8 +45,11 @@ class Backend(ABC):
     size: tuple[int, int] = (0, 0)
 
     @abstractmethod
-    def execute(self, p: Primitive) -> None:
-        """Perform ``p`` (screen coordinates); raise :class:`BackendError` if the display fails."""
+    def execute(self, p: Primitive, *, settle: bool = True) -> None:
+        """Perform ``p`` (screen coordinates); raise :class:`BackendError` if the display fails.
+
+        ``settle=False``: the caller waits anyway (the env's settle after a step's last
+        action), so a backend may skip its own pause after a click."""
 
     @abstractmethod
     def screenshot(self) -> Image.Image:
@@ -83,7 +86,7 @@ class LocalBackend(Backend):
             raise BackendError(f"cannot reach display {self.display}: {done.stderr.strip()}")
         return done.stdout
 
-    def execute(self, p: Primitive) -> None:
+    def execute(self, p: Primitive, *, settle: bool = True) -> None:
         """Translate ``p`` into one xdotool command line."""
         move = ["mousemove", str(p.x), str(p.y)] if p.x is not None else []
         k = p.kind
@@ -94,7 +97,8 @@ class LocalBackend(Backend):
         elif k == "click":
             self._xdotool(*move, "click", "--repeat", str(p.clicks), "--delay", "60",
                           str(p.button))
-            time.sleep(CLICK_SETTLE_S)
+            if settle:
+                time.sleep(CLICK_SETTLE_S)
         elif k in ("down", "up"):
             self._xdotool(*move, f"mouse{k}", str(p.button))
         elif k in ("drag", "drag_rel", "swipe", "long_press"):
@@ -215,8 +219,9 @@ class VNCBackend(Backend):
             self._call("mouseUp", button)
             self._move(*self._pos)
 
-    def execute(self, p: Primitive) -> None:
-        """Translate ``p`` into RFB pointer and key events."""
+    def execute(self, p: Primitive, *, settle: bool = True) -> None:
+        """Translate ``p`` into RFB pointer and key events (a click always settles: x11vnc
+        injects it later than the env's own settle would cover)."""
         k = p.kind
         if p.x is not None and k in ("move", "click", "down", "up"):
             self._move(p.x, p.y or 0)

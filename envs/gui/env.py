@@ -40,7 +40,7 @@ from agentgym.tools import Tool, ToolSet
 
 from .actions import TERMINAL, ActionError, Primitive
 from .atspi import accessibility_tree, render_accessibility
-from .backends import Backend, LocalBackend, VNCBackend, png_bytes
+from .backends import CLICK_SETTLE_S, Backend, LocalBackend, VNCBackend, png_bytes
 from .evaluators import evaluate
 from .expert import expert_turns
 from .parse import ACTION_SPACES, parse_action
@@ -328,7 +328,7 @@ class DesktopEnv(AgentEnv):
                     errors.append(error)
                     break
                 continue
-            if not self._execute_within(p, deadline):
+            if not self._execute_within(p, deadline, last=i == len(prims) - 1):
                 errors.append(self._over_budget(i, len(prims)))
                 break
             if p.kind in ("click", "long_press", "swipe") and p.x is not None:
@@ -359,8 +359,9 @@ class DesktopEnv(AgentEnv):
         self.desktop.launch(argv)
         return None
 
-    def _execute_within(self, p: Primitive, deadline: float) -> bool:
-        """Run ``p`` without passing ``deadline``; False when it had to be cut."""
+    def _execute_within(self, p: Primitive, deadline: float, *, last: bool = False) -> bool:
+        """Run ``p`` without passing ``deadline``; False when it had to be cut. The step's last
+        action needs no pause of its own after a click: the step's settle follows."""
         assert self.backend is not None
         if p.kind == "wait":
             left = deadline - time.monotonic()
@@ -372,7 +373,7 @@ class DesktopEnv(AgentEnv):
                     return False
                 self.backend.execute(replace(p, text=p.text[start:start + TYPE_CHUNK]))
             return True
-        self.backend.execute(p)
+        self.backend.execute(p, settle=not last or self.settle_s < CLICK_SETTLE_S)
         return True
 
     def _fail(self, reason: str) -> StepResult:
