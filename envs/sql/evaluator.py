@@ -190,9 +190,14 @@ def results_match(
     digits: int = FLOAT_DIGITS,
 ) -> bool:
     """Compare two executor results: same width (even when empty), neither cut short, and
-    :func:`result_eq` on their rows."""
+    :func:`result_eq` on their rows.
+
+    A result cut at the executor's row or byte cap never matches, even one equally cut: only
+    the rows before the cap could be compared, so a query with the gold's first rows and
+    anything after them would pass. The check fails closed.
+    """
     if gold.width != pred.width:
         return False
-    if pred.truncated != gold.truncated:
+    if pred.truncated or gold.truncated:
         return False
     return result_eq(gold.rows, pred.rows, order_matters=order_matters, digits=digits)
