@@ -45,6 +45,7 @@ class SeatEnv(AgentEnv):
         self.opponent: Opponent | None = None
         self._histories: dict[str, list[dict[str, Any]]] = {}
         self._done = True
+        self._pending = 0.0
 
     @property
     def task_set(self) -> Any:
@@ -64,20 +65,23 @@ class SeatEnv(AgentEnv):
         self._histories = {a: [{"role": "system", "content": self.env.instructions_for(a)}]
                            for a in agents if a != seat}  # fmt: skip
         self._done = False
-        reward = await self._play_others()
-        if reward:
-            raise EnvError("an opponent's opening move scored: the env rewards before the seat "
-                           "has acted, which a seat view cannot report")
+        # rewards of the opening moves (an opponent that forfeits before the seat acts) are
+        # paid with the seat's first step, which then ends the episode
+        self._pending = await self._play_others()
         return self._observation(), self._info()
 
     async def _astep(self, action: Any) -> StepResult:
         if self._done:
             raise EnvError("the episode is over; call reset()")
         env = self.env
+        reward, self._pending = self._pending, 0.0
+        if env.done:  # the game ended before the seat's first move
+            self._done = True
+            return self._observation(), float(reward), True, False, self._info()
         if env.agent_selection != self.player:
             raise EnvError(f"it is {env.agent_selection}'s turn, not {self.player}'s")
         await env.astep(action)
-        reward = env.rewards.get(self.player, 0.0)
+        reward += env.rewards.get(self.player, 0.0)
         reward += await self._play_others()
         terminated = bool(env.terminations.get(self.player))
         truncated = bool(env.truncations.get(self.player))

@@ -133,8 +133,9 @@ class BCWarmupTrainer(GRPOTrainer):
             self.policy.timeout_s = max(float(self.policy.timeout_s), PATIENT_S)
 
     def extra_eval_metrics(self) -> dict[str, float]:
-        """SOP, TSR and PG on the held-out tasks beside the online success, with ``sop_eval``."""
-        return self.sop() if self.cfg.sop_eval else {}
+        """SOP, TSR and PG on the held-out tasks beside the online success, with ``sop_eval``
+        (and the self-play win rates of the base trainer)."""
+        return {**super().extra_eval_metrics(), **(self.sop() if self.cfg.sop_eval else {})}
 
     def sop(self) -> dict[str, float]:
         """SOP of the current weights on the eval split's expert trajectories (this rank's)."""

@@ -117,6 +117,21 @@ class TrainConfig:
     """Advantage estimator registered as ``advantage/<name>``: grpo, dr_grpo."""
     adv_eps: float = 1e-6
     """Added to the group std before dividing (GRPO)."""
+    advantage_scope: str = "group"
+    """``group``: normalise within each task's group (every agent together); ``agent``: Dr.
+    MAS's agent-wise normalisation, within each (group, seat) pair (multi-agent seat envs)."""
+
+    # -- multi-agent seat envs (trainers/selfplay.py) ------------------------------------------
+    opponent: str = ""
+    """Who plays the other seats: "" (the env's default), ``scripted``, ``random``, ``self``
+    (the live policy: self-play) or ``pool`` (scripted + frozen past checkpoints)."""
+    opponent_pool_every: int = 5
+    """With ``opponent: pool``: steps between checkpoints added to the pool."""
+    opponent_pool_size: int = 3
+    """With ``opponent: pool``: most frozen checkpoints kept (the oldest leaves first)."""
+    eval_opponents: list[str] = field(default_factory=list)
+    """Held-out win rate (and Elo) against each: ``scripted``, ``random``, ``start`` (the weights
+    before training), ``self``."""
     loss: str = "ppo_clip"
     """Policy loss registered as ``loss/<name>``: ppo_clip, gspo."""
     loss_agg: str = "seq_mean_token_mean"
@@ -259,6 +274,9 @@ class TrainConfig:
             resolve_max_turns(self.max_turns, None)  # the one check: an integer of at least 1
         if self.lr <= 0:
             raise ConfigError(f"lr must be positive, got {self.lr}")
+        if self.advantage_scope not in ("group", "agent"):
+            raise ConfigError(f"advantage_scope must be group or agent, not "
+                              f"{self.advantage_scope!r}")
         if self.behav_weight_mode not in ("cap", "mask"):
             raise ConfigError(
                 f"behav_weight_mode must be cap or mask, not {self.behav_weight_mode!r}")

@@ -108,7 +108,13 @@ class GRPOTrainer:
         self.optimizer = make_optimizer(trainable, cfg)
         self.scheduler = make_scheduler(self.optimizer, cfg)
         self.policy, self.sync = self._make_policy()
-        self.rollouts = Rollouts(cfg, self.policy, self.max_turns)
+        self.selfplay = None
+        if cfg.opponent or cfg.eval_opponents:  # multi-agent seat envs
+            from .selfplay import SelfPlay
+
+            self.selfplay = SelfPlay(self)
+        extra = self.selfplay.env_kwargs() if self.selfplay is not None else {}
+        self.rollouts = Rollouts(cfg, self.policy, self.max_turns, extra_env_kwargs=extra)
         main = self.dist.is_main
         self.metrics = MetricsLogger(cfg.output_dir, tensorboard=cfg.tensorboard,
                                      wandb=cfg.wandb, config=cfg.to_dict(), enabled=main)
@@ -219,7 +225,10 @@ class GRPOTrainer:
         lengths = torch.tensor([t.num_generated_tokens for t in trajs])  # (N,)
         buffer = cfg.overlong_buffer if cfg.overlong_buffer >= 0 else max(1, self.max_response // 5)
         shaped = rewards + overlong_penalty(lengths, self.max_response, buffer)
-        adv = self.adv_fn(shaped, [t.group_id for t in trajs], eps=cfg.adv_eps)  # (N,)
+        keys: list[Any] = [t.group_id for t in trajs]
+        if cfg.advantage_scope == "agent":  # Dr. MAS: each seat against its own statistics
+            keys = [(t.group_id, str(t.info.get("seat", ""))) for t in trajs]
+        adv = self.adv_fn(shaped, keys, eps=cfg.adv_eps)  # (N,)
         vision = None
         if self.processor is not None:
             from agentgym.policies import image_inputs
@@ -304,8 +313,11 @@ class GRPOTrainer:
         return upd
 
     def extra_eval_metrics(self) -> dict[str, float]:
-        """Metrics a subclass adds to each held-out evaluation row (default: none)."""
-        return {}
+        """Metrics added to each held-out evaluation row: win rates and Elo against
+        ``eval_opponents`` (a subclass may add more)."""
+        if self.selfplay is None or not self.cfg.eval_opponents:
+            return {}
+        return self.selfplay.evaluate(self.eval_ids)
 
     def _ref_logprobs(self, batch: Any) -> torch.Tensor:
         cfg = self.cfg
@@ -340,6 +352,8 @@ class GRPOTrainer:
                 while self.state.step < cfg.steps:
                     metrics = self.step()
                     step = self.state.step
+                    if self.selfplay is not None:
+                        self.selfplay.after_step(step)
                     self.metrics.log(step, "train", metrics)
                     last = step == cfg.steps
                     if cfg.eval_every and (step % cfg.eval_every == 0 or last):
@@ -362,8 +376,8 @@ class GRPOTrainer:
 
     def close(self) -> None:
         """Release engines, the policy, writers and the process group."""
-        for closer in (getattr(self, "rollouts", None), getattr(self, "metrics", None),
-                       getattr(self, "policy", None)):
+        for closer in (getattr(self, "selfplay", None), getattr(self, "rollouts", None),
+                       getattr(self, "metrics", None), getattr(self, "policy", None)):
             if closer is not None:
                 closer.close()
         if hasattr(self, "dist"):

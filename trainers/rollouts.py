@@ -39,9 +39,13 @@ class RolloutResult:
 class Rollouts:
     """Train and eval engines over one env, sharing ``policy``."""
 
-    def __init__(self, cfg: TrainConfig, policy: Policy, max_turns: int) -> None:
+    def __init__(self, cfg: TrainConfig, policy: Policy, max_turns: int,
+                 extra_env_kwargs: dict[str, Any] | None = None) -> None:
+        """``extra_env_kwargs`` go to ``make`` beside ``cfg.env_kwargs`` (objects the config
+        cannot name, such as a self-play opponent)."""
         self.cfg = cfg
         self.max_turns = max_turns
+        self.extra_env_kwargs = dict(extra_env_kwargs or {})
         sampling = SamplingParams(
             max_tokens=cfg.max_new_tokens, temperature=cfg.temperature, top_p=cfg.top_p
         )
@@ -54,7 +58,8 @@ class Rollouts:
         self.eval_engine = self._engine(policy, cfg.eval_split)
 
     def _engine(self, policy: Policy, split: str) -> Engine:
-        kwargs = {**self.cfg.env_kwargs, "split": split, "max_turns": self.max_turns}
+        kwargs = {**self.cfg.env_kwargs, **self.extra_env_kwargs, "split": split,
+                  "max_turns": self.max_turns}
         return Engine(self.cfg.env, policy, config=self.rollout_config,
                       num_envs=self.cfg.num_envs, env_kwargs=kwargs,
                       backend=self.cfg.env_backend)

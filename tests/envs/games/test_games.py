@@ -134,3 +134,19 @@ def test_sql_team_roles_see_different_views_and_share_the_reward() -> None:
     assert "Plan from the planner" in obs["text"]
     _, reward, done, _, info = seat.step("<answer>SELECT 1</answer>")
     assert done and reward == 0.0 and info["outcome"] == "failure"
+
+
+def test_an_opponent_forfeiting_before_the_seat_acts_pays_at_the_first_step() -> None:
+    from agentgym.opponents import Opponent
+
+    class Junk(Opponent):
+        name = "junk"
+
+        async def act(self, env, agent, messages):  # type: ignore[no-untyped-def]
+            return "no move here"
+
+    env = SeatEnv(TicTacToeEnv(), seat="o", opponent=Junk())
+    obs, info = env.reset(options={"task_id": "ttt-empty"})  # x (junk) moves first
+    assert "Game over" in obs["text"] and "forfeited" in obs["text"]
+    obs, reward, done, truncated, info = env.step("anything")
+    assert (reward, done, truncated, info["outcome"]) == (1.0, True, False, "win")

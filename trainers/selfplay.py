@@ -1,0 +1,142 @@
+"""Self-play for the GRPO trainers: who plays the other seats, a pool of past checkpoints, and
+win rates and Elo against named opponents in every held-out evaluation.
+
+Applies to envs whose seats are played by opponents (:class:`agentgym.SeatEnv`, e.g.
+``games/tictactoe-vs-scripted-v0``); the trainer passes ``opponent=`` to ``make`` for them:
+
+- ``opponent: scripted`` / ``random``: the env's scripted player, or random legal moves;
+- ``opponent: self``: the policy being trained plays every other seat with its live weights
+  (its moves are not trained: each episode trains one seat, and the seat is drawn per episode,
+  so both seats are learned);
+- ``opponent: pool``: each episode draws its opponent from the scripted player and up to
+  ``opponent_pool_size`` frozen copies of the policy, one taken every ``opponent_pool_every``
+  steps (the oldest leaves first), as in self-play against past checkpoints.
+
+``eval_opponents`` (``scripted``, ``random``, ``start`` = the weights before training, ``self``)
+adds ``winrate_<name>`` (a draw counts half), ``games_<name>`` and ``elo`` (the trained policy's
+rating, anchored at the scripted player's 1000) to each evaluation row.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from typing import Any
+
+from agentgym.errors import ConfigError
+from agentgym.opponents import Opponent, OpponentPool, PolicyOpponent, opponent_from_name
+from agentgym.policies import SamplingParams
+from agentgym.rollout import Engine, group_requests
+from agentgym.rollout.elo import Outcome, elo_ratings, outcome_score
+
+from .distributed import unwrap
+from .modeling import frozen_copy
+
+logger = logging.getLogger(__name__)
+
+OPPONENTS = ("", "scripted", "random", "self", "pool")
+EVAL_OPPONENTS = ("scripted", "random", "start", "self")
+
+
+class SelfPlay:
+    """The opponents of one training run (built by the trainer after its policy)."""
+
+    def __init__(self, trainer: Any) -> None:
+        cfg = trainer.cfg
+        if cfg.opponent not in OPPONENTS:
+            raise ConfigError(f"opponent must be one of {', '.join(map(repr, OPPONENTS))}, "
+                              f"not {cfg.opponent!r}")
+        unknown = [o for o in cfg.eval_opponents if o not in EVAL_OPPONENTS]
+        if unknown:
+            raise ConfigError(f"unknown eval_opponents {unknown}: use {', '.join(EVAL_OPPONENTS)}")
+        self.trainer = trainer
+        self.cfg = cfg
+        self.sampling = SamplingParams(max_tokens=cfg.max_new_tokens, temperature=cfg.temperature,
+                                       top_p=cfg.top_p)
+        self.live = PolicyOpponent(trainer.policy, self.sampling, name="self")
+        self.pool = OpponentPool([opponent_from_name("scripted")])
+        self._frozen: list[Any] = []
+        self.start: Opponent | None = None
+        if "start" in cfg.eval_opponents:
+            self.start = self._snapshot("start")
+        self._engines: dict[str, Engine] = {}
+
+    def env_kwargs(self) -> dict[str, Any]:
+        """What the trainer adds to ``make``'s arguments for its training episodes."""
+        cfg = self.cfg
+        if cfg.opponent in ("", None):
+            return {}
+        if cfg.opponent == "self":
+            return {"opponent": self.live}
+        if cfg.opponent == "pool":
+            return {"opponent": self.pool}
+        return {"opponent": cfg.opponent}
+
+    def _snapshot(self, name: str) -> PolicyOpponent:
+        """A frozen copy of the current weights, as an opponent."""
+        model = frozen_copy(unwrap(self.trainer.model))
+        policy = self.trainer.shared_policy(model)
+        self._frozen.append(policy)
+        return PolicyOpponent(policy, self.sampling, name=name)
+
+    def after_step(self, step: int) -> None:
+        """Add a checkpoint to the pool every ``opponent_pool_every`` steps."""
+        cfg = self.cfg
+        if cfg.opponent != "pool" or not cfg.opponent_pool_every or step % cfg.opponent_pool_every:
+            return
+        self.pool.add(self._snapshot(f"step-{step}"))
+        policies = [e.opponent for e in self.pool.entries if isinstance(e.opponent, PolicyOpponent)]
+        while len(policies) > cfg.opponent_pool_size:  # the oldest checkpoint leaves
+            oldest = policies.pop(0)
+            self.pool.entries = [e for e in self.pool.entries if e.opponent is not oldest]
+            self._close(oldest.policy)
+        logger.info("opponent pool: %s", ", ".join(self.pool.names))
+
+    def _opponent(self, name: str) -> Any:
+        if name == "start":
+            return self.start
+        if name == "self":
+            return self.live
+        return name
+
+    def evaluate(self, task_ids: list[str]) -> dict[str, float]:
+        """Greedy held-out games against each of ``eval_opponents``: win rates and Elo."""
+        out: dict[str, float] = {}
+        outcomes: list[Outcome] = []
+        trainer = self.trainer
+        for name in self.cfg.eval_opponents:
+            engine = self._engines.get(name)
+            if engine is None:
+                kwargs = {**self.cfg.env_kwargs, "split": self.cfg.eval_split,
+                          "max_turns": trainer.max_turns, "opponent": self._opponent(name)}
+                engine = Engine(self.cfg.env, trainer.policy, num_envs=self.cfg.num_envs,
+                                config=trainer.rollouts.rollout_config, env_kwargs=kwargs)
+                self._engines[name] = engine
+            base = trainer.rollouts.rollout_config
+            engine.config = replace(base, sampling=base.sampling.with_(temperature=0.0))
+            requests = group_requests(task_ids, 1, seed=self.cfg.seed + 7919, round=0)
+            trajs = [t for t in engine.run(requests) if not t.aborted]
+            scores = [outcome_score(str(t.info.get("outcome", "loss"))) for t in trajs]
+            out[f"winrate_{name}"] = sum(scores) / len(scores) if scores else 0.0
+            out[f"games_{name}"] = float(len(scores))
+            outcomes += [("trained", name, s) for s in scores]
+        if outcomes:
+            anchor = "scripted" if "scripted" in self.cfg.eval_opponents else outcomes[0][1]
+            out["elo"] = elo_ratings(outcomes, anchor=anchor).get("trained", 1000.0)
+        return out
+
+    @staticmethod
+    def _close(policy: Any) -> None:
+        close = getattr(policy, "close", None)
+        if close is not None:
+            close()
+
+    def close(self) -> None:
+        """Close the evaluation engines and the frozen policies."""
+        for engine in self._engines.values():
+            engine.close()
+        for policy in self._frozen:
+            self._close(policy)
+
+
+__all__ = ["EVAL_OPPONENTS", "OPPONENTS", "SelfPlay"]
