@@ -222,3 +222,34 @@ def test_headless_pools_prefer_the_headless_shell(tmp_path, monkeypatch) -> None
     assert browser.find_chromium(headless=True) == str(full)  # no shell: Chromium it is
     monkeypatch.setenv("AGENTGYM_CHROMIUM", str(full))
     assert browser.find_chromium(headless=True) == str(full)
+
+
+async def test_recycle_keeps_no_tab_that_escaped_the_bookkeeping(two_servers) -> None:
+    """The root of the soak's process growth: a spare tab whose refocus failed (the agent had
+    just closed the episode's tab) was neither used nor closed, and kept its renderer for as
+    long as the reused context lived. Each cycle here makes that refocus fail and opens a tab
+    behind the session's back; after every recycle only the fresh tab is left, and the
+    process count stays flat over the cycles."""
+    from agentgym.sandboxes.browser import browser_processes
+
+    allowed = two_servers[0]
+
+    async def fail(*_args: object, **_kwargs: object) -> None:
+        raise RuntimeError("Target page, context or browser has been closed")
+
+    async with BrowserPool(max_browsers=1) as pool:
+        session = await pool.new_session(NetworkPolicy([allowed]))
+        counts = []
+        for _ in range(12):
+            await session.page.goto(allowed + "/", wait_until="load")
+            stray = await session.context.new_page()  # a tab the session lost track of
+            session.pages.remove(stray)
+            session.active = 0
+            await stray.goto(allowed + "/", wait_until="load")
+            session.page.bring_to_front = fail  # the episode's tab is closing
+            session.open_spare_tab()
+            await session.recycle(NetworkPolicy([allowed]))
+            assert session.context.pages == session.pages and len(session.pages) == 1
+            counts.append(sum(browser_processes().values()))
+        await session.aclose()
+    assert max(counts[-3:]) <= max(counts[:3]), counts
