@@ -9,9 +9,11 @@ calls (``lookup``, then ``answer``); the expert takes three::
     answer(12)       -> correct
 
 Reward 1 (success) when the answer equals ``Q * price`` and ``lookup`` was called for that item
-in the episode; otherwise 0. Actions are the compact one-line form ``tool(argument)`` shown
-above, or any standard tool-call format (Hermes ``<tool_call>``, OpenAI, ReAct). Malformed
-actions, unknown tools and bad expressions give error observations, never exceptions.
+in the episode; otherwise 0. The answer is the one number the value states besides the quantity
+and the price (``12``, ``4 * 3 = 12``): a list of totals states none and earns nothing.
+Actions are the compact one-line form ``tool(argument)`` shown above, or any standard tool-call
+format (Hermes ``<tool_call>``, OpenAI, ReAct). Malformed actions, unknown tools and bad
+expressions give error observations, never exceptions.
 
 Splits: one task per (item, quantity) pair, 128 in all, with seeded prices; 40 pairs are held
 out as ``test`` (no question appears in both splits).
@@ -27,6 +29,8 @@ from typing import Any
 
 from agentgym import Task, TaskSet, TaskToolEnv, ToolCall, ToolError, parse_tool_calls
 
+from ..arith.env import read_answer
+
 ITEMS = ("pen", "cup", "hat", "box", "map", "key", "bag", "jar", "fan", "mug", "egg", "toy",
          "pot", "kite", "lamp", "book")
 TEST_TASKS = 40
@@ -38,7 +42,6 @@ INSTRUCTIONS = (
 )
 _COMPACT = re.compile(r"^\s*([A-Za-z_]\w*)\s*\((.*)\)\s*$")
 _ARG_NAME = {"lookup": "item", "calc": "expression", "answer": "value"}
-_INT = re.compile(r"-?\d+")
 _OPS: dict[type, Any] = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
                          ast.FloorDiv: operator.floordiv, ast.Div: operator.truediv}
 
@@ -170,13 +173,13 @@ class ShopEnv(TaskToolEnv):
         """Give the final total; ends the episode.
 
         Args:
-            value: The total cost, a number.
+            value: The total cost, a number (or a sum such as ``4 * 3 = 12``).
         """
         task = self.task
         if task is None:
             return "no task"
-        found = _INT.findall(str(value).replace(",", ""))
-        got = int(found[-1]) if found else None
+        item = task.data["item"]
+        got = read_answer(str(value), (task.data["quantity"], task.data["prices"][item]))
         looked = task.data["item"] in self.looked_up
         correct = got == task.data["answer"] and looked
         self.finish(1.0 if correct else 0.0, success=correct, answer=got, looked_up=looked)
