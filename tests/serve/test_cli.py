@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from typer.testing import CliRunner
 
 from agentgym import make
@@ -74,6 +75,7 @@ def test_ctrl_c_stops_serve_with_one_line():
     assert code == 130
 
 
+@pytest.mark.slow  # builds the bundled index first: about 20 s on a busy machine
 def test_ctrl_c_stops_serve_retriever_with_one_line():
     import sys
 
