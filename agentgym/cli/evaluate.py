@@ -70,7 +70,9 @@ def eval_cmd(
         "-n", "--n", min=1,
         help="Tasks: a sample spread over the split, fixed by --seed (default: all).")] = None,
     k: Annotated[int, typer.Option("--k", min=1, help="Samples per task; pass@k uses them.")] = 1,
-    out: Annotated[str | None, typer.Option(help="Output folder: store, results, report.")] = None,
+    out: Annotated[str | None, typer.Option(
+        help="Output folder: trajectories, results.json, report.md/.png, viewer/index.html.")
+    ] = None,
     resume: Annotated[bool, typer.Option(
         help="Continue the run in --out (same settings), skipping stored episodes.")] = False,
     overwrite: Annotated[bool, typer.Option(
