@@ -71,10 +71,57 @@ def png_bytes(image: Image.Image) -> bytes:
 
 
 class LocalBackend(Backend):
-    """xdotool + mss against ``display`` (``:N``) with the given process environment."""
+    """xdotool + mss against ``display`` (``:N``) with the given process environment.
+
+    Pointer moves and clicks, the commonest actions, go through XTEST on one python-xlib
+    connection kept open (no process start per action); keys, typing and gestures through
+    xdotool.
+    """
 
     def __init__(self, display: str, env: dict[str, str], size: tuple[int, int]) -> None:
         self.display, self.env, self.size = display, env, size
+        self._conn: Any = None
+
+    def _pointer(self, x: int | None, y: int | None, button: int = 0, clicks: int = 0) -> None:
+        """Move to ``(x, y)`` (when given), then click ``button`` ``clicks`` times, via XTEST."""
+        try:
+            from Xlib import X
+            from Xlib import error as xerror
+            from Xlib.display import Display
+            from Xlib.ext import xtest
+        except ImportError as e:
+            raise missing_extra("python-xlib", "gui") from e
+        try:
+            if self._conn is None:
+                self._conn = Display(self.display)
+            conn = self._conn
+            if x is not None and y is not None:
+                xtest.fake_input(conn, X.MotionNotify, x=int(x), y=int(y))
+            for i in range(clicks):
+                if i:
+                    conn.sync()
+                    time.sleep(0.06)  # xdotool's --delay 60 between repeated clicks
+                xtest.fake_input(conn, X.ButtonPress, int(button))
+                xtest.fake_input(conn, X.ButtonRelease, int(button))
+            conn.sync()
+        except (xerror.XError, OSError, ConnectionError) as e:
+            self._drop()
+            raise BackendError(f"cannot reach display {self.display}: {e}") from e
+        except Exception as e:  # python-xlib raises its own ConnectionClosedError and friends
+            self._drop()
+            raise BackendError(f"XTEST on {self.display} failed: {e}") from e
+
+    def _drop(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            try:
+                conn.close()
+            except Exception:  # already broken
+                pass
+
+    def close(self) -> None:
+        """Close the XTEST connection."""
+        self._drop()
 
     def _xdotool(self, *args: str) -> str:
         try:
@@ -91,12 +138,11 @@ class LocalBackend(Backend):
         move = ["mousemove", str(p.x), str(p.y)] if p.x is not None else []
         k = p.kind
         if k == "move":
-            self._xdotool(*move)
+            self._pointer(p.x, p.y)
         elif k == "move_rel":
             self._xdotool("mousemove_relative", "--", str(p.x), str(p.y))
         elif k == "click":
-            self._xdotool(*move, "click", "--repeat", str(p.clicks), "--delay", "60",
-                          str(p.button))
+            self._pointer(p.x, p.y, int(p.button), int(p.clicks))
             if settle:
                 time.sleep(CLICK_SETTLE_S)
         elif k in ("down", "up"):
