@@ -4,7 +4,7 @@ import pytest
 
 import agentgym
 from agentgym.multiagent import MultiAgentEnv
-from agentgym.testing import check_registered_env, check_rewards, malformed_actions
+from agentgym.testing import PROBE_KINDS, check_registered_env, check_rewards, malformed_actions
 
 ENV_IDS = agentgym.list_envs()
 HEAVY_FAMILIES = {"web", "gui"}
@@ -12,8 +12,11 @@ HEAVY_FAMILIES = {"web", "gui"}
 REPRESENTATIVES = {"miniwob": "miniwob/click-button-v0"}
 """The id that stands for a heavy namespace in the default suite (else its first id)."""
 COSTLY_FAMILIES = HEAVY_FAMILIES | {"code"}
-"""Families whose episodes cost a sandbox run, a browser or a desktop: the reward probe runs
-their cheap probes on one seed in the default suite (every probe on three seeds when slow)."""
+"""Families whose episodes cost a sandbox run, a browser or a desktop. In the default suite the
+reward probe runs the code family's code probes (always-equal, exit, forged reports, faults) on
+one seed; web and GUI envs take minutes per probe run (a browser or desktop step per probe
+episode), so their probe runs are slow tests. The slow test runs every probe on three seeds."""
+CODE_PROBES = {"always_equal", "exit", "forged", "fault"}
 
 
 def _cases(heavy_all_slow: bool = False) -> list:
@@ -98,12 +101,21 @@ def test_seeded_rollout_is_deterministic(env_id):
     assert run() == run()
 
 
-@pytest.mark.parametrize("env_id", _cases())
+def _reward_cases() -> list:
+    """Every env id; web and GUI ids are slow (see ``COSTLY_FAMILIES``)."""
+    return [pytest.param(e, marks=pytest.mark.slow)
+            if agentgym.spec(e).family in HEAVY_FAMILIES else e for e in ENV_IDS]
+
+
+@pytest.mark.parametrize("env_id", _reward_cases())
 def test_check_rewards(env_id):
     """No degenerate or adversarial policy earns more than doing nothing (issue 24)."""
     env = _make_or_skip(env_id, single_agent=True)
     costly = agentgym.spec(env_id).family in COSTLY_FAMILIES
-    skip = PROBE_EXEMPTIONS.get(env_id.split("/")[0], {})
+    skip = dict(PROBE_EXEMPTIONS.get(env_id.split("/")[0], {}))
+    if costly:
+        skip.update({k: "default suite: the slow test runs this class" for k in PROBE_KINDS
+                     if k not in CODE_PROBES and k not in skip})
     try:
         result = check_rewards(env, seeds=1 if costly else 3, cheap=costly, skip=skip)
     finally:
