@@ -59,6 +59,7 @@ from ._desktop_jail import (
     Jail,
     admit_host_user,
     allocate_uid,
+    app_python,
     jail_is_root,
     shared_path,
     write_openbox_config,
@@ -118,7 +119,8 @@ class DesktopSandbox(Sandbox):
     """One Xvfb display with its window manager and apps; see the module docstring."""
 
     name = "desktop"
-    python = sys.executable
+    python = app_python()
+    """An interpreter the jail shows (never a virtual environment's: its folder is not there)."""
 
     def __init__(
         self, config: DesktopConfig | None = None, limits: SandboxLimits | None = None
@@ -425,10 +427,11 @@ class DesktopSandbox(Sandbox):
             os.close(fd)
             return None
         os.close(fd)
+        if not stat.S_ISREG(os.fstat(leaf).st_mode):  # a folder, fifo or device: not a file
+            os.close(leaf)
+            return None
         with os.fdopen(leaf, "rb") as f:
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-                return None
-            return f.read(self.MAX_READ + 1)[: self.MAX_READ]
+            return f.read(self.MAX_READ)
 
     def own(self, path: Path) -> None:
         """Hand ``path`` (written by the host, e.g. a setup ``file`` step) to the desktop's uid."""

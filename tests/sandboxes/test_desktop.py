@@ -185,3 +185,23 @@ def test_reap_orphans_kills_desktops_of_dead_owners(tmp_path: Path):
     assert reap_orphans(tmp_path) == [label]
     victim.wait(timeout=10)
     assert not pid_alive(victim.pid) and not list(tmp_path.iterdir())
+
+
+def test_run_python_runs_in_the_jail_as_the_desktops_uid():
+    with DesktopSandbox(DesktopConfig(width=320, height=240, window_manager=None)) as desktop:
+        result = desktop.run_python("import os; print(os.getuid())")
+        assert result.ok, result.stderr
+        assert int(result.stdout) == (desktop.uid if desktop.uid is not None else os.getuid())
+
+
+def test_read_home_file_follows_no_symlink_anywhere_on_the_path():
+    with DesktopSandbox(DesktopConfig(width=320, height=240, window_manager=None)) as desktop:
+        (desktop.home / "sub").mkdir()
+        (desktop.home / "sub" / "ok.txt").write_text("fine")
+        (desktop.home / "link").symlink_to("/etc")
+        (desktop.home / "leaf.txt").symlink_to("/etc/hostname")
+        assert desktop.read_home_file("sub/ok.txt") == b"fine"
+        assert desktop.read_home_file("link/hostname") is None
+        assert desktop.read_home_file("leaf.txt") is None
+        assert desktop.read_home_file("../x/Xauthority") is None
+        assert desktop.read_home_file("sub") is None  # a folder is not a file
