@@ -143,21 +143,6 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return sorted(found)
 
 
-KNOWN_CIRCLES = {
-    frozenset({"agentgym.sandboxes.browser", "agentgym.sandboxes.browser_session"}):
-        "browser session",
-}
-"""Circles other sessions are removing in files they own (issue 25; registry <-> serve.client and
-desktop <-> _desktop_setup are gone); the lead empties this dict once the last one lands."""
-
-
-def _circles_except_known() -> tuple[list[list[str]], list[list[str]]]:
-    """(circles that are not a known pair, known pairs still present)."""
-    cycles = _cycles(_graph())
-    known = [c for c in cycles if frozenset(c) in KNOWN_CIRCLES]
-    return [c for c in cycles if frozenset(c) not in KNOWN_CIRCLES], known
-
-
 def test_cycle_finder_sees_a_circle_through_a_lazy_import():
     """The finder itself: a two-module circle and a three-module one, nothing else."""
     graph = {"a": {"b"}, "b": {"a", "c"}, "c": set(), "x": {"y"}, "y": {"z"}, "z": {"x"}}
@@ -167,20 +152,11 @@ def test_cycle_finder_sees_a_circle_through_a_lazy_import():
 
 
 def test_no_import_circles_in_the_whole_tree():
-    """No circle over agentgym/, envs/, sandboxes/, trainers/ and plugins/ but the known pairs."""
-    new, _ = _circles_except_known()
-    assert not new, f"import circles: {new}"
-
-
-@pytest.mark.parametrize("pair", [
-    pytest.param(pair, id=" <-> ".join(sorted(pair)),
-                 marks=pytest.mark.xfail(strict=True, reason=f"being removed by the {why}"))
-    for pair, why in KNOWN_CIRCLES.items()])
-def test_known_import_circle_is_gone(pair):
-    """Each known pair (issue 25): xfail until its owner lands the fix (strict: then this fails
-    and the pair leaves :data:`KNOWN_CIRCLES`)."""
-    _, known = _circles_except_known()
-    assert frozenset(pair) not in {frozenset(c) for c in known}
+    """No circle over agentgym/, envs/, sandboxes/, trainers/ and plugins/ (issue 25: the last
+    three, registry <-> serve.client, browser <-> browser_session and desktop <->
+    _desktop_setup, are gone)."""
+    cycles = _cycles(_graph())
+    assert not cycles, f"import circles: {cycles}"
 
 
 def _core_modules() -> list[str]:
@@ -369,9 +345,6 @@ def test_registering_envs_imports_only_specs():
     assert not bad, f"listing the envs imported {bad}"
 
 
-@pytest.mark.xfail(strict=True, reason="serve session: agentgym/serve/__init__.py imports the "
-                   "client (httpx, pydantic) eagerly, so registering the remote: resolver, whose "
-                   "entry is a string, still loads it (about half of list_envs' time)")
 def test_registering_the_remote_resolver_imports_no_client():
     """The ``remote:`` resolver is registered as a string: listing loads no HTTP client."""
     loaded = set(_modules_after_listing())
