@@ -30,8 +30,6 @@ import json
 import logging
 import os
 import shutil
-import socket
-import stat
 import subprocess
 import sys
 import tempfile
@@ -50,11 +48,11 @@ from agentgym.sandbox import (
     SandboxError,
     SandboxLimits,
     SandboxUnavailable,
-    check_relative,
 )
 
 from . import _desktop_reaper as reaper
 from ._desktop_a11y import a11y_parts, start_a11y_bus
+from ._desktop_files import empty_folder, read_no_follow
 from ._desktop_jail import (
     Jail,
     admit_host_user,
@@ -64,6 +62,7 @@ from ._desktop_jail import (
     shared_path,
     write_openbox_config,
 )
+from ._desktop_servers import start_vnc, start_xvfb, wait_for_window_manager
 from ._desktop_setup import run_setup_steps
 
 logger = logging.getLogger(__name__)
@@ -223,23 +222,9 @@ class DesktopSandbox(Sandbox):
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True,
             pass_fds=(self._uid_lock,) if self._uid_lock >= 0 else (),
         )
-        r, w = os.pipe()
-        try:
-            size = f"{self.config.width}x{self.config.height}x24"
-            self._core.append(self._host(
-                ["Xvfb", "-displayfd", str(w), "-screen", "0", size, "-nolisten", "tcp",
-                 "-auth", str(self.jail.xauthority), "-noreset", "+extension", "XTEST"],
-                pass_fds=(w,),
-            ))
-            os.close(w)
-            w = -1
-            number = _read_line(r, self.config.start_timeout_s)
-        finally:
-            os.close(r)
-            if w >= 0:
-                os.close(w)
-        if not number.isdigit():
-            raise SandboxUnavailable("Xvfb did not report a display number")
+        xvfb, number = start_xvfb(self._host, (self.config.width, self.config.height),
+                                  self.jail.xauthority, self.config.start_timeout_s)
+        self._core.append(xvfb)
         self.display = f":{number}"
         self.jail.display_socket = f"/tmp/.X11-unix/X{number}"
         admit_host_user(self.display, self.jail.xauthority)
@@ -248,7 +233,8 @@ class DesktopSandbox(Sandbox):
         if self.config.accessibility and a11y_parts() is not None:
             self._start_a11y()
         if self.config.vnc:  # last: alive() watches it as _core[-1]
-            self.vnc_port = self._start_vnc()
+            vnc, self.vnc_port = start_vnc(self._host, self.display, self.config.start_timeout_s)
+            self._core.append(vnc)
         logger.debug("desktop %s on %s (vnc %s)", self.label, self.display, self.vnc_port)
 
     def _start_window_manager(self, attempts: int = 3) -> None:
@@ -268,13 +254,9 @@ class DesktopSandbox(Sandbox):
         deadline = time.monotonic() + self.config.start_timeout_s
         for attempt in range(attempts):
             wm = self._spawn(self._jailed(argv))
-            while time.monotonic() < deadline and wm.poll() is None:
-                done = subprocess.run(["xprop", "-root", "_NET_SUPPORTING_WM_CHECK"],
-                                      env=self.environ(), capture_output=True, text=True)
-                if "window id" in done.stdout:
-                    self._core.append(wm)
-                    return
-                time.sleep(0.05)
+            if wait_for_window_manager(wm, self.environ(), deadline):
+                self._core.append(wm)
+                return
             logger.info("desktop %s: window manager exited (%s), attempt %d", self.label,
                         wm.poll(), attempt + 1)
             if wm.poll() is None:  # alive but not up in time: give up
@@ -298,26 +280,6 @@ class DesktopSandbox(Sandbox):
         except (OSError, TimeoutError, subprocess.SubprocessError) as e:
             logger.warning("desktop %s: no accessibility bus (%s)", self.label, e)
             self.a11y_address = None
-
-    def _start_vnc(self) -> int:
-        if shutil.which("x11vnc") is None:
-            raise SandboxUnavailable("vnc=True needs x11vnc (apt)")
-        for _ in range(5):
-            port = _free_port()
-            # -noshm: a SIGKILLed x11vnc would leak its ~40 SysV segments (the table holds 4096)
-            proc = self._host(["x11vnc", "-display", self.display, "-localhost", "-rfbport",
-                               str(port), "-forever", "-shared", "-nopw", "-quiet",
-                               "-noxdamage", "-noshm"])
-            deadline = time.monotonic() + self.config.start_timeout_s
-            while time.monotonic() < deadline and proc.poll() is None:
-                with socket.socket() as s:
-                    if s.connect_ex(("127.0.0.1", port)) == 0:
-                        self._core.append(proc)
-                        return port
-                time.sleep(0.05)
-            proc.kill()
-            proc.wait()
-        raise SandboxUnavailable("x11vnc did not start")
 
     def _watched(self) -> list[tuple[str, subprocess.Popen[bytes]]]:
         parts = [("X server", self._core[0])] if self._core else []
@@ -395,50 +357,16 @@ class DesktopSandbox(Sandbox):
     def clear_home(self) -> None:
         """Empty the home folder and the private folder (between tasks)."""
         for folder in (self.home, self.jail.private):
-            for child in folder.iterdir():
-                if child.is_dir() and not child.is_symlink():
-                    shutil.rmtree(child, ignore_errors=True)
-                else:
-                    child.unlink(missing_ok=True)
+            empty_folder(folder)
 
     def read_home_file(self, rel: str, *, private: bool = False) -> bytes | None:
-        """Bytes of the regular file ``rel`` under the home (or private) folder, or None.
-
-        Every path component is opened with ``O_NOFOLLOW`` relative to its parent: a symlink
-        the model planted (``hello.txt -> /etc/shadow``) is never followed by the host.
-        """
-        try:
-            parts = [p for p in check_relative(rel).split("/") if p not in ("", ".")]
-        except ValueError:
-            return None
-        base = self.jail.private if private else self.home
-        flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
-        try:
-            fd = os.open(base, flags | os.O_DIRECTORY)
-        except OSError:
-            return None
-        try:
-            for part in parts[:-1]:
-                nxt = os.open(part, flags | os.O_DIRECTORY, dir_fd=fd)
-                os.close(fd)
-                fd = nxt
-            leaf = os.open(parts[-1], flags | os.O_NONBLOCK, dir_fd=fd)
-        except OSError:
-            os.close(fd)
-            return None
-        os.close(fd)
-        if not stat.S_ISREG(os.fstat(leaf).st_mode):  # a folder, fifo or device: not a file
-            os.close(leaf)
-            return None
-        with os.fdopen(leaf, "rb") as f:
-            return f.read(self.MAX_READ)
+        """Bytes of the regular file ``rel`` under the home (or private) folder, or None; no
+        symlink on the path is followed (see :func:`._desktop_files.read_no_follow`)."""
+        return read_no_follow(self.jail.private if private else self.home, rel)
 
     def own(self, path: Path) -> None:
         """Hand ``path`` (written by the host, e.g. a setup ``file`` step) to the desktop's uid."""
         self.jail.give(path)
-
-    MAX_READ = 16 * 1024 * 1024
-    """Longest file :meth:`read_home_file` returns."""
 
     def setup(self, steps: Sequence[dict[str, object]]) -> None:
         """Run OSWorld-style setup steps (see :mod:`._desktop_setup`); raise on a failed step."""
@@ -505,28 +433,6 @@ class DesktopSandbox(Sandbox):
     def __del__(self) -> None:
         if not getattr(self, "_closing", True):
             self.close()
-
-
-def _read_line(fd: int, timeout_s: float) -> str:
-    import select
-
-    data = b""
-    deadline = time.monotonic() + timeout_s
-    while not data.endswith(b"\n"):
-        left = deadline - time.monotonic()
-        if left <= 0 or not select.select([fd], [], [], left)[0]:
-            break
-        chunk = os.read(fd, 64)
-        if not chunk:
-            break
-        data += chunk
-    return data.decode(errors="replace").strip()
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 __all__ = ["STATE_DIR", "DesktopBroken", "DesktopConfig", "DesktopLost", "DesktopSandbox",
