@@ -197,8 +197,9 @@ def test_string_check_catches_a_family_entry_point(tmp_path, monkeypatch):
         test_core_names_no_family_sandbox_or_trainer_in_a_string()
 
 
-PUBLIC_FOR_TRAINERS = ("agentgym", "agentgym.policies", "agentgym.rollout", "agentgym.settings")
-"""The packages whose ``__all__`` is the public API trainers build on."""
+PUBLIC_FOR_TRAINERS = ("agentgym", "agentgym.opponents", "agentgym.policies", "agentgym.rollout",
+                       "agentgym.settings")
+"""The packages and public modules whose ``__all__`` is the API trainers build on."""
 
 
 def test_trainers_use_only_the_public_api():

@@ -23,11 +23,10 @@ import logging
 from dataclasses import replace
 from typing import Any
 
-from agentgym.errors import ConfigError
+from agentgym import ConfigError
 from agentgym.opponents import Opponent, OpponentPool, PolicyOpponent, opponent_from_name
 from agentgym.policies import SamplingParams
-from agentgym.rollout import Engine, group_requests
-from agentgym.rollout.elo import Outcome, elo_ratings, outcome_score
+from agentgym.rollout import Engine, Outcome, elo_ratings, group_requests, outcome_score
 
 from .distributed import unwrap
 from .modeling import frozen_copy

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 from .chat import ChatFormat
+from .elo import Outcome, elo_ratings, outcome_score
 from .engine import Engine, group_requests
 from .episode import Episode, EpisodeRequest, RolloutConfig
 from .experts import ExpertStep, ExpertTrajectory, load_experts, record_experts, save_demonstrations
@@ -38,12 +39,14 @@ __all__ = [
     "ExpertTrajectory",
     "LocalEnvWorker",
     "LockstepEngine",
+    "Outcome",
     "PoolTimeout",
     "RolloutConfig",
     "SemiOnlineRollout",
     "StepSample",
     "Trajectory",
     "TrajectoryStore",
+    "elo_ratings",
     "env_expert_actions",
     "evaluate_sop",
     "group_requests",
@@ -52,6 +55,7 @@ __all__ = [
     "load_experts",
     "local_worker_factory",
     "matcher_for_env",
+    "outcome_score",
     "pass_at_k",
     "per_task",
     "record_experts",
