@@ -311,6 +311,9 @@ class BrowserPool:
             spare = self._spares.pop(handle, None)
             if spare is not None and not spare.done():
                 spare.cancel()
+            elif spare is not None and not spare.cancelled() and spare.exception() is None:
+                gate = spare.result().gate  # the context died with its browser; its proxy not
+                asyncio.get_running_loop().create_task(gate.aclose())
             if handle.pid is not None:
                 kill_tree(handle.pid)
 
