@@ -14,6 +14,7 @@ them and compares what they earn with a do-nothing policy.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -44,6 +45,7 @@ _ANSWER_KEYS = ("answer", "answers", "target", "gold", "label", "solution", "exp
 _URL_PARAMS = ("url", "href", "link", "address")
 _MAX_CANDIDATES = 200
 _MAX_CALLS = 100
+_MAX_SIBLINGS = 4
 
 
 @dataclass(frozen=True)
@@ -240,16 +242,48 @@ def _huge(ctx: ProbeContext) -> list[tuple[str, Script]]:
     return ctx.payload((body + " ") * (100_000 // (len(body) + 1) + 1))
 
 
+def _own_urls(ctx: ProbeContext) -> list[str]:
+    """URLs of the task: in the observation, and the env's ``page_url`` (attribute or method)."""
+    urls = re.findall(r"(?:https?|file)://[^\s'\"<>)\]]+", ctx.observation)
+    page = getattr(ctx.env, "page_url", None)
+    with contextlib.suppress(Exception):
+        page = page() if callable(page) else page
+        if isinstance(page, str) and page:
+            urls.insert(0, page)
+    return list(dict.fromkeys(urls))[:5]
+
+
+def _sibling_urls(ctx: ProbeContext, urls: list[str]) -> list[str]:
+    """The task's URLs with its env name swapped for other env names of the same namespace
+    (``.../click-button.html`` -> ``.../click-test.html``): other tasks on the same origin."""
+    env_id = str(getattr(getattr(ctx.env, "agentgym_spec", None), "id", "") or "")
+    if "/" not in env_id:
+        return []
+    from ..registry import list_envs
+
+    namespace, name = env_id.split("/", 1)
+    stem = re.sub(r"-v\d+$", "", name)
+    others = [re.sub(r"-v\d+$", "", e.split("/", 1)[1]) for e in list_envs()
+              if e.startswith(namespace + "/") and e != env_id]
+    others.sort(key=lambda o: (not o.startswith(("click-test", "click-button")), len(o)))
+    return [u.replace(stem, o) for u in urls if stem in u for o in others[:_MAX_SIBLINGS]]
+
+
 def _navigate(ctx: ProbeContext) -> list[tuple[str, Script]]:
-    urls = list(dict.fromkeys(re.findall(r"(?:https?|file)://[^\s'\"<>)\]]+", ctx.observation)))
-    targets = [*urls[:5], "about:blank", "file:///etc/passwd", "http://127.0.0.1:1/",
-               "javascript:alert(1)"]
+    own = _own_urls(ctx)
+    targets = [*own, *_sibling_urls(ctx, own), "about:blank", "file:///etc/passwd",
+               "http://127.0.0.1:1/", "javascript:alert(1)"]
+    clickers = [(t, p) for t in ctx.tools for p in t.params_of("integer")][:1]
     forms = []
     for tool in ctx.tools:
         for param in tool.params_of("string"):
-            if param.lower() in _URL_PARAMS:
-                forms += [(f"{tool.name}({u[:40]})", [_hermes(tool.name, tool.call(**{param: u}))])
-                          for u in targets]
+            if param.lower() not in _URL_PARAMS:
+                continue
+            for url in dict.fromkeys(targets):
+                script = [_hermes(tool.name, tool.call(**{param: url}))]
+                for clicker, arg in clickers:  # then act on the other page: every element
+                    script += ctx.batched(clicker, arg, range(1, 40))
+                forms.append((f"{tool.name}({url[:50]})", script))
     return forms
 
 
