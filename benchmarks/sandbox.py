@@ -119,16 +119,17 @@ def _measure(
 
 
 HARNESS_TASK = "code-0115"
-"""The bundled task with the largest results (about 30 kB of return values per scoring)."""
+"""The default task of the harness workload: the bundled task with the largest results (about
+30 kB of inputs and 30 kB of return values per scoring), the new harness's worst case."""
 HARNESS_BACKENDS = ("docker warm", "bubblewrap")
 
 
-def _harness_scorers(box: Sandbox) -> dict[str, Callable[[], None]]:
+def _harness_scorers(box: Sandbox, task_id: str) -> dict[str, Callable[[], None]]:
     """One scoring of the reference solution with the old and with the new harness."""
     from agentgym.envs.code._old_harness import _old_harness_files, _old_parse_report
     from agentgym.envs.code.env import PER_TEST_S, TEST_LIMITS, CodeEnv, load_tasks, task_cases
 
-    task = load_tasks().get(HARNESS_TASK)
+    task = load_tasks().get(task_id)
     code, tests = task.data["canonical_solution"], list(task.data["hidden_tests"])
     cases, entry = task_cases(task, "hidden"), task.data["entry_point"]
     env = CodeEnv(sandbox=box.name)
@@ -150,9 +151,11 @@ def _harness_scorers(box: Sandbox) -> dict[str, Callable[[], None]]:
     return {"harness old": old, "harness new": new}
 
 
-def _measure_harness(box: Sandbox, runs: int, tick: Callable[[], None]) -> dict[str, list[float]]:
+def _measure_harness(
+    box: Sandbox, task_id: str, runs: int, tick: Callable[[], None]
+) -> dict[str, list[float]]:
     """Latencies of the old and new harness, alternating (and swapping the order each round)."""
-    scorers = _harness_scorers(box)
+    scorers = _harness_scorers(box, task_id)
     for score in scorers.values():
         score()  # warm-up
     latencies: dict[str, list[float]] = {name: [] for name in scorers}
@@ -175,6 +178,8 @@ def main() -> None:
     parser.add_argument("--json", help="also write the rows to this file")
     parser.add_argument("--workloads", default="snippets,harness",
                         help="snippets (print(1), task test run) and/or harness (old vs new)")
+    parser.add_argument("--harness-task", default=HARNESS_TASK,
+                        help="the bundled task the harness workload scores")
     args = parser.parse_args()
     workloads = {w.strip() for w in args.workloads.split(",")}
     logging.basicConfig(level=logging.WARNING)
@@ -202,7 +207,8 @@ def main() -> None:
                                 1000 * _percentile(lat, 0.95), seq, conc))  # fmt: skip
             if "harness" in workloads and backend in HARNESS_BACKENDS:
                 task = progress.add_task(f"{backend}: harness old vs new", total=2 * runs)
-                by_name = _measure_harness(box, runs, lambda task=task: progress.advance(task))
+                by_name = _measure_harness(box, args.harness_task, runs,
+                                           lambda task=task: progress.advance(task))  # fmt: skip
                 for name, lat in by_name.items():
                     p50, p95 = 1000 * statistics.median(lat), 1000 * _percentile(lat, 0.95)
                     rows.append(Row(backend, name, runs, p50, p95, len(lat) / sum(lat), 0.0))

@@ -29,6 +29,7 @@ RUNNER_SOURCE = r'''
 import json, math, os, resource, signal, sys
 
 SIMPLE = (str, int, bool, type(None))
+SIMPLE_SET = frozenset(SIMPLE)
 UNTAG = {"$t": tuple, "$s": set, "$f": frozenset}
 FLOATS = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
 
@@ -40,6 +41,8 @@ def tag(value, depth=0):
         raise ValueError("the value is nested more than 100 deep")
     if kind in SIMPLE:
         return value
+    if (kind is list or kind is tuple) and set(map(type, value)) <= SIMPLE_SET:
+        return list(value) if kind is list else {"$t": list(value)}  # long flat lists, fast
     if isinstance(value, float):
         value = float.__float__(value)
         return value if math.isfinite(value) else {"$x": repr(value)}
