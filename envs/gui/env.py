@@ -8,14 +8,11 @@ are in the screenshot's pixels and mapped back) plus text: the cursor, the windo
 app's widgets and the last action's error. ``DONE`` or ``FAIL`` ends the episode and runs the
 task's evaluator. A malformed action is an error observation and changes nothing.
 
-Who is to blame for a fault decides how it ends (a policy under RL must not turn its own
-failure into an unscored episode):
-
-- the X server dying, or a part of the desktop (window manager, VNC server, a task app) killed
-  by a signal from the host, is an infrastructure failure: the episode is ``aborted``;
-- a task app or the window manager that ended by itself, killed from inside the desktop
-  (``kill -9 $PPID`` typed in the task's terminal, ``xkill``), is the model's doing: the episode
-  ends with reward 0, ``success`` False and the reason in ``info["failure"]``.
+Who is to blame for a fault decides how it ends (:mod:`.faults`): the X server dying or a part
+of the desktop killed from the host aborts the episode as an infrastructure failure; a task app
+or the window manager ended from inside the desktop (``kill -9 $PPID`` typed in the task's
+terminal, ``xkill``) is the model's doing: reward 0, ``success`` False, the reason in
+``info["failure"]``.
 
 Bounds: one step runs at most :attr:`DesktopEnv.step_budget_s` seconds (further actions, long
 waits and long typing are cut there, with an error observation) and ``open_app`` starts at most
@@ -34,7 +31,7 @@ from typing import Any, Literal
 
 from agentgym.env import AgentEnv, Observation, StepResult, make_observation
 from agentgym.errors import InfrastructureError, ResetNeeded, TaskError
-from agentgym.sandboxes.desktop import DesktopBroken, DesktopConfig, DesktopSandbox
+from agentgym.sandboxes.desktop import DesktopConfig, DesktopSandbox
 from agentgym.tasks import Task, TaskSet
 from agentgym.tools import Tool, ToolSet
 
@@ -43,6 +40,7 @@ from .atspi import accessibility_tree, render_accessibility
 from .backends import CLICK_SETTLE_S, Backend, LocalBackend, VNCBackend, png_bytes
 from .evaluators import evaluate
 from .expert import expert_turns
+from .faults import SelfInflicted, check_desktop, run_within
 from .parse import ACTION_SPACES, parse_action
 from .screen import pointer, render_widgets, render_windows, window_list
 from .tasks import APPS_FILE, STATE_FILE, load_task_set
@@ -68,12 +66,6 @@ MAX_OPEN_APPS = 4
 """Apps ``open_app`` may start in one episode; more are refused with an error observation."""
 STEP_BUDGET_S = 20.0
 """Default wall-time budget of one step."""
-TYPE_CHUNK = 40
-"""Characters typed between two checks of the step budget."""
-
-
-class SelfInflicted(Exception):
-    """A fault caused from inside the desktop, i.e. by the model's own actions."""
 
 _ActionType = Literal["MOVE_TO", "CLICK", "MOUSE_DOWN", "MOUSE_UP", "RIGHT_CLICK",
                       "DOUBLE_CLICK", "DRAG_TO", "SCROLL", "TYPING", "PRESS", "KEY_DOWN",
@@ -186,23 +178,8 @@ class DesktopEnv(AgentEnv):
                              accessibility=self.accessibility and self.text_observation)
 
     def _check_infrastructure(self) -> None:
-        """Raise :class:`InfrastructureError` for faults from outside, :class:`SelfInflicted`
-        for faults caused on the desktop (see the module docstring)."""
-        desktop = self.desktop
-        if desktop is None:
-            raise InfrastructureError("no desktop")
-        try:
-            desktop.check_alive()
-        except DesktopBroken as e:
-            raise SelfInflicted(str(e)) from e
-        for proc in desktop.apps[:self.task_apps]:
-            code = proc.poll()
-            if code is not None and code < 0:  # the jail itself was killed: only the host can
-                raise InfrastructureError(f"the task's app was killed from outside the desktop "
-                                          f"(signal {-code})")
-            if code is not None and code >= 128:  # the jail reports a signal inside it
-                raise SelfInflicted(f"the task's app was killed from inside the desktop "
-                                    f"(exit status {code})")
+        """Raise for a fault: infrastructure or the model's doing (see :mod:`.faults`)."""
+        check_desktop(self.desktop, self.desktop.apps[:self.task_apps] if self.desktop else [])
 
     # -- observations ------------------------------------------------------------------------
 
@@ -363,18 +340,8 @@ class DesktopEnv(AgentEnv):
         """Run ``p`` without passing ``deadline``; False when it had to be cut. The step's last
         action needs no pause of its own after a click: the step's settle follows."""
         assert self.backend is not None
-        if p.kind == "wait":
-            left = deadline - time.monotonic()
-            time.sleep(max(0.0, min(p.seconds, left)))
-            return p.seconds <= left
-        if p.kind == "type" and len(p.text) > TYPE_CHUNK:
-            for start in range(0, len(p.text), TYPE_CHUNK):
-                if time.monotonic() >= deadline:
-                    return False
-                self.backend.execute(replace(p, text=p.text[start:start + TYPE_CHUNK]))
-            return True
-        self.backend.execute(p, settle=not last or self.settle_s < CLICK_SETTLE_S)
-        return True
+        return run_within(self.backend, p, deadline,
+                          settle=not last or self.settle_s < CLICK_SETTLE_S)
 
     def _fail(self, reason: str) -> StepResult:
         """End the episode as the model's failure (a fault it caused on the desktop)."""
@@ -421,5 +388,5 @@ def load_tasks() -> TaskSet:
     return load_task_set()
 
 
-__all__ = ["APPS", "INSTRUCTIONS", "MAX_OPEN_APPS", "STEP_BUDGET_S", "DesktopEnv",
-           "SelfInflicted", "computer", "load_tasks"]
+__all__ = ["APPS", "INSTRUCTIONS", "MAX_OPEN_APPS", "STEP_BUDGET_S", "DesktopEnv", "computer",
+           "load_tasks"]
