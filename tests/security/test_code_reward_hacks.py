@@ -249,3 +249,26 @@ def test_hang_scores_zero(env: agentgym.AgentEnv, short_test_limit: None) -> Non
     code = HACKS["hang_after_forged_report"].replace("{name}", name)
     reward, info = _submit(env, TASKS[0], code)
     assert (reward, info["success"]) == (0.0, False)
+
+
+@pytest.mark.slow
+def test_no_hack_beats_doing_nothing_on_any_task(env: agentgym.AgentEnv) -> None:
+    """Every hack but the hang, on every bundled task: never more than ``return None`` earns.
+
+    (A stub returning ``None`` passes the few hidden tests that expect ``None``; a hack that
+    falls back to ``None`` may match it, never beat it.)
+    """
+    from agentgym.envs.code.env import load_tasks, task_cases
+
+    code_env = env.unwrapped
+    above = []
+    for task in load_tasks():
+        name, cases = task.data["entry_point"], task_cases(task, "hidden")
+        baseline = code_env.evaluate(f"def {name}(*a, **k):\n    return None\n", cases, name)
+        for hack, source in HACKS.items():
+            if hack == "hang_after_forged_report":
+                continue
+            report = code_env.evaluate(source.replace("{name}", name), cases, name)
+            if report.passed > baseline.passed:
+                above.append((task.task_id, hack, report.passed, baseline.passed))
+    assert not above
