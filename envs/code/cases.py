@@ -115,8 +115,9 @@ class _Rewriter(ast.NodeTransformer):
             raise CaseError("'*' or '**' in an entry-point call")
         refs: dict[int, int] = {}
         for position, arg in enumerate(node.args):
-            if self._is_entry_call(arg):  # f(f(x)): the inner call runs first
-                refs[position] = self.visit_Call(arg).slice.value  # type: ignore[attr-defined]
+            if isinstance(arg, ast.Call) and self._is_entry_call(arg):  # f(f(x)): inner first
+                self.visit_Call(arg)
+                refs[position] = len(self.calls) - 1
         for part in [*node.args, *(k.value for k in node.keywords)]:
             if not self._is_entry_call(part) and any(
                 isinstance(n, ast.Name) and n.id == self.entry_point for n in ast.walk(part)
