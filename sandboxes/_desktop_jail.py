@@ -57,6 +57,16 @@ def jail_is_root() -> bool:
     return os.geteuid() == 0
 
 
+def missing_tools(*, jailed: bool) -> list[str]:
+    """The programs the desktop's X authority (and, ``jailed``, its jail) need but are absent."""
+    need = ["xauth", "xhost"]
+    if jailed:
+        need.append("bwrap")
+        if jail_is_root():
+            need += ["setpriv", "prlimit"]
+    return [tool for tool in need if shutil.which(tool) is None]
+
+
 def allocate_uid(state_dir: Path) -> tuple[int, int]:
     """Take a free desktop uid; return ``(uid, fd)`` where ``fd`` holds its lock (close frees)."""
     folder = state_dir / "uids"
@@ -72,22 +82,6 @@ def allocate_uid(state_dir: Path) -> tuple[int, int]:
             continue
         return BASE_UID + slot, fd
     raise RuntimeError("no free desktop uid")
-
-
-def uid_is_free(state_dir: Path, uid: int) -> bool:
-    """Whether no live process holds ``uid``'s lock (then its processes are orphans)."""
-    path = state_dir / "uids" / f"{uid - BASE_UID}.lock"
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
-    except OSError:
-        return True
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        return True
-    except OSError:
-        return False
-    finally:
-        os.close(fd)
 
 
 def write_cookie(path: Path) -> None:
@@ -298,5 +292,5 @@ class Jail:
 
 
 __all__ = ["BASE_UID", "SHARE_DIR", "Jail", "admit_host_user", "allocate_uid", "app_python",
-           "jail_is_root", "open_to_all", "python_roots", "shared_path", "uid_is_free",
+           "jail_is_root", "missing_tools", "open_to_all", "python_roots", "shared_path",
            "write_cookie", "write_openbox_config"]

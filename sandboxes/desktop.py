@@ -59,6 +59,7 @@ from ._desktop_jail import (
     allocate_uid,
     app_python,
     jail_is_root,
+    missing_tools,
     shared_path,
     write_openbox_config,
 )
@@ -142,9 +143,12 @@ class DesktopSandbox(Sandbox):
         self._uid_lock = -1
         self._bwrap = shutil.which("bwrap") if self.config.isolate_apps else None
         try:
-            if self.config.isolate_apps and self._bwrap is None:
-                raise SandboxUnavailable("the desktop's jail needs bubblewrap (apt install "
-                                         "bubblewrap), or isolate_apps=False for debugging")
+            missing = missing_tools(jailed=self.config.isolate_apps)
+            if missing:
+                raise SandboxUnavailable(f"the desktop needs {', '.join(missing)} (apt: xauth, "
+                                         "x11-xserver-utils, bubblewrap, util-linux); "
+                                         "isolate_apps=False runs without the jail, for "
+                                         "debugging only")
             STATE_DIR.mkdir(exist_ok=True)
             reaper.reap_orphans(STATE_DIR)
             uid = None
