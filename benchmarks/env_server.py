@@ -129,6 +129,31 @@ async def over_http(url: str, sessions: int, seconds: float) -> dict[str, Any]:
     return {"steps": steps, "seconds": elapsed, "latencies": latencies}
 
 
+def guard_cost_us(n: int = 20_000) -> float:
+    """Microseconds the request guard adds to one POST (Host, Origin, token, type, body read)."""
+    from agentgym.serve.guard import GuardSettings, RequestGuard
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await receive()
+
+    guard = RequestGuard(app, GuardSettings(token=TOKEN))
+    scope = {"type": "http", "method": "POST", "headers": [
+        (b"host", b"127.0.0.1:8931"), (b"content-type", b"application/json"),
+        (b"authorization", f"Bearer {TOKEN}".encode()), (b"content-length", b"60")]}
+    body = {"type": "http.request", "body": b"x" * 60, "more_body": False}
+
+    async def receive() -> dict[str, Any]:
+        return body
+
+    async def run() -> float:
+        start = time.perf_counter()
+        for _ in range(n):
+            await guard(scope, receive, None)
+        return (time.perf_counter() - start) / n * 1e6
+
+    return asyncio.run(run())
+
+
 def _row(name: str, sessions: int, result: dict[str, Any]) -> dict[str, Any]:
     lat = sorted(result["latencies"])
     rate = result["steps"] / result["seconds"]
@@ -196,6 +221,8 @@ def main() -> None:
         f"sessions at P99 {most['p99']:.3f} s; OpenEnv reports 2,048 sessions on 8 cores "
         f"(256 per core) at P99 1.97 s"
     )
+    console.print(f"request guard (Host, Origin, token, content type, body): "
+                  f"{guard_cost_us():.1f} us per HTTP request (once per WebSocket connection)")
     console.print(f"headline: websocket at {headline['sessions']} sessions vs in-process")
     print(f"served_vs_inprocess_step_ratio={headline['rate'] / base:.3f}")
 
