@@ -61,8 +61,19 @@ class ToolInfo:
         return [p for p, s in self.properties.items() if _schema_types(s) & set(types)]
 
     def call(self, **overrides: Any) -> dict[str, Any]:
-        """Arguments with ``overrides`` and a plain filler for every other required argument."""
-        args = {p: _filler(self.properties[p]) for p in self.required if p in self.properties}
+        """Arguments with ``overrides`` and a filler for every other required argument.
+
+        A required enumerated argument takes the value an overridden argument's description
+        names (``text``: "Text to type (TYPING)" picks ``TYPING``), else its first value.
+        """
+        said = " ".join(str(self.properties.get(p, {}).get("description", "")) for p in overrides)
+        args = {}
+        for p in self.required:
+            schema = self.properties.get(p)
+            if schema is None:
+                continue
+            named = [v for v in (schema.get("enum") or []) if str(v) in said]
+            args[p] = named[0] if named else _filler(schema)
         args.update(overrides)
         return args
 

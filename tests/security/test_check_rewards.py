@@ -173,3 +173,17 @@ def test_a_probe_that_crashes_step_fails_with_its_error():
     result = check_rewards(Crashy(None), seeds=1, cheap=True)
     failed = {p.kind: p.reason for p in result.failures}
     assert "boom" in failed["numbers"]
+
+
+def test_payloads_reach_an_enumerated_action_through_the_argument_that_names_it():
+    from agentgym.testing.probes import ToolInfo
+
+    tool = ToolInfo("computer", {
+        "action_type": {"enum": ["MOVE_TO", "TYPING", "PRESS"]},
+        "text": {"description": "Text to type (TYPING)."},
+        "key": {"description": "Key name (PRESS, KEY_DOWN)."},
+    }, ("action_type",))
+    assert tool.call(text="kill -9 $PPID\n") == {"action_type": "TYPING",
+                                                 "text": "kill -9 $PPID\n"}
+    assert tool.call(key="Return")["action_type"] == "PRESS"
+    assert tool.call() == {"action_type": "MOVE_TO"}
