@@ -205,3 +205,39 @@ def test_read_home_file_follows_no_symlink_anywhere_on_the_path():
         assert desktop.read_home_file("leaf.txt") is None
         assert desktop.read_home_file("../x/Xauthority") is None
         assert desktop.read_home_file("sub") is None  # a folder is not a file
+
+
+def test_openbox_config_has_no_root_menu_and_runs_no_program(tmp_path: Path):
+    from agentgym.sandboxes._desktop_jail import OPENBOX_RC, write_openbox_config
+
+    rc, menu = tmp_path / "rc.xml", tmp_path / "menu.xml"
+    write_openbox_config(rc, menu, "/opt/agentgym/menu.xml")
+    text = rc.read_text()
+    assert 'name="Root"' not in text and 'name="Execute"' not in text
+    assert "<file>/opt/agentgym/menu.xml</file>" in text
+    assert "<item" not in menu.read_text()
+    if OPENBOX_RC.is_file():  # the rest of the system's bindings (focus, move) stay
+        assert 'name="Frame"' in text and 'name="Focus"' in text
+
+
+def test_jail_argv_drops_everything_and_binds_only_the_desktops_folders(tmp_path: Path):
+    from agentgym.sandboxes._desktop_jail import Jail, shared_path
+
+    app = tmp_path / "checkout" / "apps.py"
+    jail = Jail(uid=BASE_UID + 7, display_socket="/tmp/.X11-unix/X9",
+                xauthority=tmp_path / "x" / "Xauthority", home=tmp_path / "home",
+                runtime=tmp_path / "run", bus=tmp_path / "bus", private=tmp_path / "private",
+                etc=tmp_path / "x", share=(str(app),), max_processes=99)
+    argv = jail.sandbox_argv(["xterm"])
+    assert argv[:3] == ["setpriv", f"--reuid={BASE_UID + 7}", f"--regid={BASE_UID + 7}"]
+    assert "--nproc=99:99" in argv and "--no-new-privs" in argv
+    for flag in ("--unshare-all", "--unshare-user", "--disable-userns", "--new-session"):
+        assert flag in argv
+    assert argv[argv.index("--cap-drop") + 1] == "ALL"
+    sources = [argv[i + 1] for i, a in enumerate(argv) if a in ("--bind", "--ro-bind")]
+    assert "/" not in sources and "/root" not in sources and "/home" not in sources
+    assert str(app.parent) not in sources and str(jail.private) not in sources
+    assert argv[argv.index(str(app)) + 1] == shared_path(app)  # the file, not its folder
+    assert str(jail.private) in jail.sandbox_argv(["tk"], private=True)
+    assert argv[argv.index(str(jail.bus)) - 1] == "--ro-bind"  # apps cannot swap the socket
+    assert argv[-2:] == ["--", "xterm"]
