@@ -101,10 +101,26 @@ def test_seeded_rollout_is_deterministic(env_id):
     assert run() == run()
 
 
-def _reward_cases() -> list:
-    """Every env id; web and GUI ids are slow (see ``COSTLY_FAMILIES``)."""
-    return [pytest.param(e, marks=pytest.mark.slow)
-            if agentgym.spec(e).family in HEAVY_FAMILIES else e for e in ENV_IDS]
+def _reward_cases(costly_only: bool = False) -> list:
+    """Every env id, but one per heavy namespace (its MiniWoB ids share one env class and
+    scorer; a probe run takes minutes); those are slow (see ``COSTLY_FAMILIES``)."""
+    cases = []
+    for case in _cases(heavy_all_slow=True):
+        env_id = case if isinstance(case, str) else case.values[0]
+        family = agentgym.spec(env_id).family
+        if costly_only and family not in COSTLY_FAMILIES:
+            continue
+        if family in HEAVY_FAMILIES and not _is_representative(env_id):
+            continue
+        cases.append(case)
+    return cases
+
+
+def _is_representative(env_id: str) -> bool:
+    namespace = env_id.split("/")[0]
+    if namespace in REPRESENTATIVES:
+        return env_id == REPRESENTATIVES[namespace]
+    return env_id == next(e for e in ENV_IDS if e.split("/")[0] == namespace)
 
 
 @pytest.mark.parametrize("env_id", _reward_cases())
@@ -124,8 +140,7 @@ def test_check_rewards(env_id):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("env_id", [e for e in ENV_IDS
-                                    if agentgym.spec(e).family in COSTLY_FAMILIES])
+@pytest.mark.parametrize("env_id", _reward_cases(costly_only=True))
 def test_check_rewards_every_probe(env_id):
     """The full probe set on three seeds for the families the default run probes cheaply."""
     env = _make_or_skip(env_id, single_agent=True)
