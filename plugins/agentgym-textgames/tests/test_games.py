@@ -8,6 +8,12 @@ def test_envs_pass_the_agentgym_checker(agentgym_check_env):
     agentgym_check_env("textgames/wordle-v0")
 
 
+def test_rewards_pay_only_for_playing(agentgym_check_rewards):
+    for env_id in ("textgames/guess-number-v0", "textgames/wordle-v0"):
+        result = agentgym_check_rewards(env_id)
+        assert result.passed and result.skipped  # the games' opt-outs are reported
+
+
 def test_expert_solves_every_test_task():
     for env_id in ("guess-number", "wordle"):
         env = agentgym.make(env_id, split="test")
