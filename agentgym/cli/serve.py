@@ -42,7 +42,10 @@ def serve(
 
     for env_id in env_ids:
         run_guarded(spec, env_id)
-    access = run_guarded(access_for, host, token=token, allow_public=allow_public)
+    if mcp and transport == "stdio":  # no socket: the client launched this process
+        access = run_guarded(access_for, "127.0.0.1")
+    else:
+        access = run_guarded(access_for, host, token=token, allow_public=allow_public)
     idle = idle_timeout or None
     env_kwargs = {"split": split} if split else None
     if access.generated_token:

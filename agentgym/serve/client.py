@@ -209,7 +209,16 @@ class RemoteEnv(AgentEnv):
                 f"connection to env server {self.ws_url} lost during {message['type']}: "
                 f"{type(e).__name__}: {e}; episode aborted"
             ) from e
-        reply = json.loads(raw)
+        try:
+            reply = json.loads(raw)
+        except (ValueError, TypeError, RecursionError) as e:
+            await self._drop()
+            raise RemoteEnvError(f"env server {self.ws_url} sent a malformed answer to "
+                                 f"{message['type']}; episode aborted") from e
+        if not isinstance(reply, dict) or not isinstance(reply.get("data"), dict | None):
+            await self._drop()
+            raise RemoteEnvError(f"env server {self.ws_url} sent a malformed answer to "
+                                 f"{message['type']}; episode aborted")
         if reply.get("type") == "error":
             data = reply.get("data") or {}
             text = f"env server: {data.get('message', reply)}"
@@ -252,7 +261,7 @@ class RemoteEnv(AgentEnv):
             except RemoteEnvError:
                 if attempt or self._ws is not None:
                     raise  # an error answer, or a second lost connection
-        obs, info = reset_from_wire(reply["data"])
+        obs, info = _parse_reply(reset_from_wire, reply, self.ws_url)
         self.session_id = (reply["data"].get("metadata") or {}).get("session_id")
         task_id = info.get("task_id")
         self.task = Task(str(task_id), self.split or "train", "") if task_id is not None else None
@@ -263,7 +272,7 @@ class RemoteEnv(AgentEnv):
         if self._ws is None or not self._episode_open:
             raise ResetNeeded("call reset() before step(); the episode has ended")
         reply = await self._request({"type": "step", "data": action_to_wire(action)})
-        result = step_from_wire(reply["data"])
+        result = _parse_reply(step_from_wire, reply, self.ws_url)
         if result[2] or result[3]:
             self._episode_open = False
         return result
@@ -275,6 +284,15 @@ class RemoteEnv(AgentEnv):
             except Exception:  # closing a dead connection
                 pass
         await self._drop()
+
+
+def _parse_reply(parse: Any, reply: dict[str, Any], where: str) -> Any:
+    """``parse(reply["data"])``; a reply of the wrong shape is the server's fault (an abort)."""
+    try:
+        return parse(reply.get("data") or {})
+    except (ValueError, TypeError, KeyError, AttributeError) as e:
+        raise RemoteEnvError(f"env server {where} sent a malformed observation: {e}; "
+                             "episode aborted") from e
 
 
 def _expert_action(wire: Any) -> Any:

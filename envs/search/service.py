@@ -32,7 +32,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 
-from agentgym.serve.guard import GuardSettings, RequestGuard, is_loopback
+from agentgym.serve.guard import GuardSettings, RequestGuard, check_bind, is_loopback
 from agentgym.serve.run import access_for, run_uvicorn
 from agentgym.serve.wire import MalformedRequest, parse_json
 
@@ -222,9 +222,7 @@ def serve_corpus(retriever: str = "bm25", corpus_path: str | None = None,
     """
     from .data import build_retriever, file_corpus, generated_data
 
-    # refuse a public bind before building any index
-    access_for(host, token=token or "unused", allow_public=allow_public,
-               what="the retriever service")
+    check_bind(host, allow_public, "the retriever service")  # before building any index
     if corpus_path:
         corpus, folder = file_corpus(corpus_path)
     else:
