@@ -29,6 +29,7 @@ def test_serve_http_command_serves_a_remote_env():
 
 def _interrupt_mid_request(cmd: list[str], port: int, websocket: bool) -> tuple[int, str]:
     """Start ``cmd``, leave a request half-sent and a WebSocket open, press Ctrl-C."""
+    import contextlib
     import json
     import signal
     import socket
@@ -41,19 +42,18 @@ def _interrupt_mid_request(cmd: list[str], port: int, websocket: bool) -> tuple[
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         wait_healthy(f"http://127.0.0.1:{port}/health", 120)
-        slow = socket.create_connection(("127.0.0.1", port), timeout=30)
-        slow.sendall(b"POST /reset HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json"
-                     b"\r\nContent-Length: 100\r\n\r\n{\"se")  # the rest never comes
-        ws = None
-        if websocket:
-            ws = connect(f"ws://127.0.0.1:{port}/ws", open_timeout=30)
-            ws.send(json.dumps({"type": "reset", "data": {}}))
-            ws.recv(timeout=30)
-        proc.send_signal(signal.SIGINT)
-        _out, err = proc.communicate(timeout=120)
-        slow.close()
-        if ws is not None:
-            ws.close()
+        with contextlib.ExitStack() as open_connections:
+            slow = open_connections.enter_context(
+                socket.create_connection(("127.0.0.1", port), timeout=30))
+            slow.sendall(b"POST /reset HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                         b"application/json\r\nContent-Length: 100\r\n\r\n{\"se")  # never ends
+            if websocket:
+                ws = open_connections.enter_context(
+                    connect(f"ws://127.0.0.1:{port}/ws", open_timeout=30))
+                ws.send(json.dumps({"type": "reset", "data": {}}))
+                ws.recv(timeout=30)
+            proc.send_signal(signal.SIGINT)
+            _out, err = proc.communicate(timeout=120)
         return proc.returncode, err
     finally:
         if proc.poll() is None:
