@@ -63,19 +63,21 @@ def test_long_typing_is_cut_at_the_step_budget(env):
     assert "time budget" in info["error"], info
 
 
-def test_open_app_is_capped_per_episode(env):
-    """100 ``open_app`` calls left 100 xterms running."""
-    from agentgym.envs.gui.env import MAX_OPEN_APPS
-
-    env.reset(options={"task_id": "form-00"})
-    desktop = env.unwrapped.desktop
-    errors = []
-    for _ in range(5):
-        _, _, _, _, info = env.step(
-            "[" + ", ".join(['{"action_type": "open_app", "app_name": "xterm"}'] * 20) + "]")
-        errors.append(info.get("error", ""))
-    assert any("open_app refused" in e for e in errors), errors
-    assert _commands(desktop, "xterm") <= MAX_OPEN_APPS
+def test_open_app_is_capped_per_episode():
+    """100 ``open_app`` calls left 100 xterms running (an env with default settings)."""
+    env = agentgym.make("gui/desktop-v0", split="train")
+    try:
+        env.reset(options={"task_id": "form-00"})
+        desktop = env.unwrapped.desktop
+        errors = []
+        for _ in range(5):
+            _, _, _, _, info = env.step(
+                "[" + ", ".join(['{"action_type": "open_app", "app_name": "xterm"}'] * 20) + "]")
+            errors.append(info.get("error", ""))
+        assert any("open_app refused" in e for e in errors), errors
+        assert _commands(desktop, "xterm") <= 4  # MAX_OPEN_APPS
+    finally:
+        env.close()
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the process cap needs a per-desktop uid (root)")
