@@ -20,7 +20,8 @@ from .semionline import ActionMatcher, CopyResult, SemiOnlineRollout, StepSample
 from .sop import evaluate_sop, sop_for_tasks, sop_metrics
 from .stats import BusyTracker, EngineStats
 from .store import TrajectoryStore, iter_jsonl
-from .trajectory import Trajectory, jsonable
+from .summary import SummaryConfig
+from .trajectory import Segment, Trajectory, jsonable
 from .workers import EnvWorker, LocalEnvWorker, env_expert_actions, local_worker_factory
 
 __all__ = [
@@ -42,8 +43,10 @@ __all__ = [
     "Outcome",
     "PoolTimeout",
     "RolloutConfig",
+    "Segment",
     "SemiOnlineRollout",
     "StepSample",
+    "SummaryConfig",
     "Trajectory",
     "TrajectoryStore",
     "elo_ratings",

@@ -9,7 +9,8 @@ episode's wall-clock deadline. Failures are classified once here:
   :class:`~agentgym.errors.InfrastructureError` raised): ``aborted`` with the reason prefixed
   ``infrastructure:``, and the env worker is replaced;
 - policy raised or hung: ``aborted`` (the env stays healthy);
-- token or wall-clock limit reached: ``truncated`` with the reason; the turn limit is the env's
+- token, context-budget or wall-clock limit reached: ``truncated`` with the reason; the turn
+  limit is the env's
   (the :class:`~agentgym.TurnLimit` wrapper ``make`` applies truncates the step that reaches it,
   and its reason is recorded), so episodes never count turns themselves.
 """
@@ -26,6 +27,14 @@ from ..policies.base import EpisodeContext, Generation, Policy, SamplingParams, 
 from .chat import ChatFormat
 from .history import REPLACE_CONTEXT, HistoryCompression, observations_to_compress
 from .stats import BusyTracker
+from .summary import (
+    SUMMARIZE,
+    SummaryConfig,
+    estimated_tokens,
+    request_message,
+    summary_for,
+    summary_message,
+)
 from .trajectory import Trajectory, jsonable
 from .workers import EnvWorker
 
@@ -69,6 +78,9 @@ class RolloutConfig:
     """Pass the tool schemas to the chat template (the env's instructions describe them too)."""
     history: HistoryCompression | None = None
     """Replace earlier observations by a placeholder before each new one (WebAgent-R1)."""
+    summary: SummaryConfig | None = None
+    """Summarised context (SUPO): past a token budget the policy summarises, the history is
+    replaced by the task + the summary (:mod:`agentgym.rollout.summary`)."""
 
 
 class _Timeout(Exception):
@@ -105,6 +117,10 @@ class Episode:
         self._policy_state: dict[str, Any] = {}
         self._env_spans: dict[int, tuple[int, int, list[int]]] = {}
         """Message index -> (start, end) of its env delta ids and the turn ids it closes."""
+        self.summary: SummaryConfig | None = config.summary
+        """The summary setting of this episode (the env's info may turn it on)."""
+        self._task: list[dict[str, Any]] = []
+        """System message and first observation: every new context starts with them."""
 
     # -- helpers -----------------------------------------------------------------------------
 
@@ -169,9 +185,11 @@ class Episode:
             self._fail(e, "env reset", env=True)
             return
         self._last_info = info
+        self.summary = summary_for(info, self.summary)
         self.traj.task_id = info.get("task_id", req.task_id)
         system = {"role": "system", "content": worker.instructions}
         self.traj.messages = [system, self._observe(obs, "user")]
+        self._task = list(self.traj.messages)
         if self.chat is not None:
             tools = worker.tools if self.config.render_tools else None
             try:
@@ -182,7 +200,7 @@ class Episode:
 
     def _sampling(self) -> SamplingParams | None:
         cfg, t = self.config, self.traj
-        used = len(t.token_ids) if self.chat is not None else t.num_generated_tokens
+        used = len(t.token_ids) if self.chat is not None else sum(t.loss_mask)  # this context
         remaining = cfg.max_tokens - used
         if remaining < 1:
             return None
@@ -199,6 +217,20 @@ class Episode:
         if sampling is None:
             self._end(truncated=True, reason=f"token limit {self.config.max_tokens}")
             return None
+        gen = await self._generate(sampling)
+        if gen is None:
+            return None
+        t = self.traj
+        t.add_generation(gen)
+        message: dict[str, Any] = {"role": "assistant", "content": gen.text}
+        if gen.tool_calls:
+            message["tool_calls"] = gen.tool_calls
+        t.messages.append(message)
+        t.turns += 1
+        return gen
+
+    async def _generate(self, sampling: SamplingParams) -> Generation | None:
+        """One policy call on the current context (None when it failed: the episode aborted)."""
         t, worker = self.traj, self.worker
         ctx = EpisodeContext(
             episode_id=f"{t.group_id}/{t.task_id}/{t.sample_idx}", task_id=t.task_id,
@@ -208,7 +240,7 @@ class Episode:
         )
         try:
             with self.tracker.busy():
-                gen = await self._bounded(
+                return await self._bounded(  # type: ignore[no-any-return]
                     self.policy.agenerate(
                         t.messages, tools=worker.tools if worker else None, sampling=sampling,
                         prompt_token_ids=list(t.token_ids) if self.chat is not None else None,
@@ -219,13 +251,6 @@ class Episode:
         except Exception as e:  # a policy failure aborts this episode only
             self._fail(e, "policy", env=False)
             return None
-        t.add_generation(gen)
-        message: dict[str, Any] = {"role": "assistant", "content": gen.text}
-        if gen.tool_calls:
-            message["tool_calls"] = gen.tool_calls
-        t.messages.append(message)
-        t.turns += 1
-        return gen
 
     async def env_turn(self, gen: Generation) -> None:
         """Step the env with the turn's action and append the observation."""
@@ -261,6 +286,8 @@ class Episode:
         history = REPLACE_CONTEXT if info.get("context") == "replace" else self.config.history
         if history is not None:
             self._compress_history(history)
+        self.summary = summary_for(info, self.summary)
+        delta: list[int] = []
         if self.chat is not None:
             generated = t.token_ids[slice(*t.turn_spans[-1])]
             try:
@@ -268,6 +295,11 @@ class Episode:
             except PolicyError as e:
                 self._fail(e, "policy prompt", env=False)
                 return
+        if self.summary is not None and (info.get("context") == SUMMARIZE
+                                         or self._over_budget(self.summary, message, delta)):
+            await self._summarise(self.summary, message)
+            return
+        if self.chat is not None:
             if len(t.token_ids) + len(delta) >= self.config.max_tokens:
                 t.final_observation = message["content"]
                 del t.images[len(t.images) - len(message.get("images", ())):]  # never seen
@@ -275,6 +307,76 @@ class Episode:
                 return
             self._env_spans[len(t.messages)] = (len(t.token_ids), len(t.token_ids) + len(delta),
                                                 generated)
+            t.add_env_tokens(delta)
+        t.messages.append(message)
+
+    def _over_budget(self, summary: SummaryConfig, message: dict[str, Any],
+                     delta: list[int]) -> bool:
+        """Whether appending the observation would take the context past the summary budget."""
+        t = self.traj
+        if self.chat is not None:
+            return len(t.token_ids) + len(delta) > summary.budget
+        return estimated_tokens([*t.messages, message]) > summary.budget
+
+    def _truncate_before(self, message: dict[str, Any], reason: str) -> None:
+        """End the episode truncated, ``message`` (the withheld observation) never seen."""
+        t = self.traj
+        t.final_observation = message["content"]
+        del t.images[len(t.images) - len(message.get("images", ())):]  # never seen
+        self._end(truncated=True, reason=reason)
+
+    async def _summarise(self, summary: SummaryConfig, message: dict[str, Any]) -> None:
+        """Ask for a summary, close the context as a segment, start the next one with the
+        task, the summary and the withheld observation ``message``."""
+        t, chat, limit = self.traj, self.chat, self.config.max_tokens
+        if len(t.segments) >= summary.max_summaries:
+            self._truncate_before(message, f"context budget {summary.budget} reached after "
+                                           f"{len(t.segments)} summaries")
+            return
+        request = request_message(summary)
+        if chat is not None:
+            generated = t.token_ids[slice(*t.turn_spans[-1])]
+            try:
+                ids = chat.observation_ids(request, generated, images=t.images)
+            except PolicyError as e:
+                self._fail(e, "policy prompt", env=False)
+                return
+            if len(t.token_ids) + len(ids) >= limit:
+                self._truncate_before(message, f"token limit {limit}")
+                return
+            t.add_env_tokens(ids)
+        t.messages.append(request)
+        sampling = self._sampling()
+        if sampling is None:
+            self._truncate_before(message, f"token limit {limit}")
+            return
+        seed = self.config.sampling.seed
+        if seed is None:
+            seed = derive_seed(self.config.seed, t.group_id, t.task_id, t.sample_idx, t.turns,
+                               "summary")
+        gen = await self._generate(
+            sampling.with_(max_tokens=min(sampling.max_tokens, summary.max_tokens), seed=seed))
+        if gen is None:
+            return
+        t.add_generation(gen)  # model tokens: loss mask 1, behaviour log-probs and versions
+        t.messages.append(summary_message(gen.text))
+        summary_ids = list(gen.token_ids)
+        t.close_segment(gen.text)
+        t.messages = [*self._task, summary_message(gen.text)]
+        self._env_spans = {}
+        if chat is not None:  # the first prompt's ids, the summary's exact ids, then the delta
+            t.start(t.prompt_ids)
+            t.add_env_tokens(summary_ids)
+            try:
+                delta = chat.observation_ids(message, summary_ids, images=t.images)
+            except PolicyError as e:
+                self._fail(e, "policy prompt", env=False)
+                return
+            if len(t.token_ids) + len(delta) >= limit:
+                self._truncate_before(message, f"token limit {limit}")
+                return
+            self._env_spans[len(t.messages)] = (len(t.token_ids), len(t.token_ids) + len(delta),
+                                                summary_ids)
             t.add_env_tokens(delta)
         t.messages.append(message)
 

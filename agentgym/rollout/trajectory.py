@@ -5,6 +5,11 @@ policy saw and produced it. Per token: ``loss_mask`` is 1 exactly on generated t
 ``logprobs`` is the behaviour log-prob (0 where masked), ``versions`` the policy version that
 generated it (-1 for prompt and env tokens). Only the builder methods below extend the four
 lists, so they can never fall out of step (the bug behind slime #1440).
+
+With summarised context (SUPO, :mod:`agentgym.rollout.summary`) an episode spans several
+contexts: each closed one is a :class:`Segment` in ``segments`` (its own exact tokens, mask,
+log-probs, versions, turn spans and messages, ending with the summary the policy wrote), and the
+trajectory's own token lists and messages hold the last, current context.
 """
 
 from __future__ import annotations
@@ -33,6 +38,42 @@ def jsonable(value: Any) -> Any:
     if hasattr(value, "item"):  # numpy / torch scalars
         return jsonable(value.item())
     return repr(value)
+
+
+@dataclass
+class Segment:
+    """One closed context of a summarised episode, with its exact tokens and messages."""
+
+    token_ids: list[int] = field(default_factory=list)
+    """The context as the policy saw it: the episode's first prompt, then turns and deltas."""
+    loss_mask: list[int] = field(default_factory=list)
+    logprobs: list[float] = field(default_factory=list)
+    versions: list[int] = field(default_factory=list)
+    turn_spans: list[tuple[int, int]] = field(default_factory=list)
+    """``[start, end)`` of each generated turn (the last one is the summary, when there is one)."""
+    prompt_len: int = 0
+    """Length of the first prompt every context starts with."""
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    summary: str = ""
+    """The summary that closed this context (empty for the current, open one)."""
+
+    @property
+    def prompt_ids(self) -> list[int]:
+        """The first prompt's ids (identical in every context of the episode)."""
+        return self.token_ids[: self.prompt_len]
+
+    @property
+    def num_generated_tokens(self) -> int:
+        """Tokens the policy generated in this context."""
+        return sum(self.loss_mask)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Segment:
+        """Inverse of the JSON form (unknown keys are ignored)."""
+        names = {f.name for f in fields(cls)}
+        kwargs = {k: v for k, v in data.items() if k in names}
+        kwargs["turn_spans"] = [tuple(s) for s in kwargs.get("turn_spans", [])]
+        return cls(**kwargs)
 
 
 @dataclass
@@ -78,6 +119,9 @@ class Trajectory:
     """Files of the observation images, relative to the store (set by the store)."""
     images: list[bytes] = field(default_factory=list, repr=False, compare=False)
     """Observation images (PNG bytes) in order; not serialised, the store writes them as files."""
+    segments: list[Segment] = field(default_factory=list)
+    """Earlier contexts of a summarised episode, oldest first (empty without summaries); the
+    lists above hold the current context."""
 
     # -- building ------------------------------------------------------------------------------
 
@@ -130,13 +174,27 @@ class Trajectory:
         self.turn_spans = [(a + shift, b + shift) if a >= end else (a, b)
                            for a, b in self.turn_spans]
 
+    def close_segment(self, summary: str) -> Segment:
+        """Close the current context as a :class:`Segment` and empty the token lists and
+        messages for the next context (``prompt_ids`` stay: the next context starts with them).
+        """
+        segment = Segment(
+            token_ids=self.token_ids, loss_mask=self.loss_mask, logprobs=self.logprobs,
+            versions=self.versions, turn_spans=self.turn_spans, prompt_len=len(self.prompt_ids),
+            messages=self.messages, summary=summary)
+        self.segments.append(segment)
+        self.token_ids, self.loss_mask, self.logprobs, self.versions = [], [], [], []
+        self.turn_spans, self.messages = [], []
+        return segment
+
     def check(self) -> None:
         """Raise if the per-token lists disagree in length or the mask is not 0/1."""
-        n = len(self.token_ids)
-        if not (len(self.loss_mask) == len(self.logprobs) == len(self.versions) == n):
-            raise AgentGymError("trajectory token lists have different lengths")
-        if any(m not in (0, 1) for m in self.loss_mask):
-            raise AgentGymError("loss_mask must hold only 0 and 1")
+        for part in [*self.segments, self]:
+            n = len(part.token_ids)
+            if not (len(part.loss_mask) == len(part.logprobs) == len(part.versions) == n):
+                raise AgentGymError("trajectory token lists have different lengths")
+            if any(m not in (0, 1) for m in part.loss_mask):
+                raise AgentGymError("loss_mask must hold only 0 and 1")
 
     # -- views -----------------------------------------------------------------------------------
 
@@ -152,8 +210,23 @@ class Trajectory:
 
     @property
     def num_generated_tokens(self) -> int:
-        """How many tokens the policy generated."""
-        return sum(self.loss_mask)
+        """How many tokens the policy generated (every context, summaries included)."""
+        return sum(self.loss_mask) + sum(s.num_generated_tokens for s in self.segments)
+
+    @property
+    def contexts(self) -> list[Segment]:
+        """Every context of the episode as a :class:`Segment`, the current one last (one
+        context without summaries). The trainer makes one row of each."""
+        current = Segment(
+            token_ids=self.token_ids, loss_mask=self.loss_mask, logprobs=self.logprobs,
+            versions=self.versions, turn_spans=self.turn_spans, prompt_len=len(self.prompt_ids),
+            messages=self.messages)
+        return [*self.segments, current]
+
+    @property
+    def summaries(self) -> list[str]:
+        """The summaries the policy wrote, in order."""
+        return [s.summary for s in self.segments]
 
     @property
     def success(self) -> bool:
@@ -172,6 +245,8 @@ class Trajectory:
         """JSON-safe dict (images excluded; see ``image_paths``)."""
         out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "images"}
         out["turn_spans"] = [list(s) for s in self.turn_spans]
+        if not self.segments:
+            del out["segments"]  # records without summaries stay as they were
         return jsonable(out)  # type: ignore[no-any-return]
 
     @classmethod
@@ -180,6 +255,7 @@ class Trajectory:
         names = {f.name for f in fields(cls)} - {"images"}
         kwargs = {k: v for k, v in data.items() if k in names}
         kwargs["turn_spans"] = [tuple(s) for s in kwargs.get("turn_spans", [])]
+        kwargs["segments"] = [Segment.from_dict(s) for s in kwargs.get("segments", [])]
         return cls(**kwargs)
 
     def to_json(self) -> str:
@@ -192,4 +268,4 @@ class Trajectory:
         return cls.from_dict(json.loads(line))
 
 
-__all__ = ["Trajectory", "jsonable"]
+__all__ = ["Segment", "Trajectory", "jsonable"]

@@ -7,6 +7,10 @@ knows about a particular env: an env whose observations carry images gets screen
 text only. Images come from the trajectory store (``image_paths``, linked relatively) or, for
 trajectories held in memory, are written next to the pages.
 
+A summarised episode (SUPO, :mod:`agentgym.rollout.summary`) is shown context by context: a
+``context N of M`` banner opens each, the summary request and the summary the model wrote close
+it (the task and summary a later context starts with are not repeated).
+
 ``agentgym eval --out DIR`` writes ``DIR/viewer/index.html`` when the episodes have images.
 """
 
@@ -48,6 +52,8 @@ class Step:
     tool_calls: str = ""
     reward: float | None = None
     error: str = ""
+    heading: str = ""
+    """Set on a banner between contexts (``context 2 of 3``) and on summary steps."""
 
 
 def _errors(text: str) -> str:
@@ -55,30 +61,41 @@ def _errors(text: str) -> str:
 
 
 def episode_steps(traj: Trajectory, image_urls: list[str]) -> list[Step]:
-    """Split a trajectory's messages into steps (observation, then the model's turn)."""
+    """Split a trajectory's messages into steps (observation, then the model's turn), context
+    by context for a summarised episode."""
     steps: list[Step] = []
     current: Step | None = None
     turn = 0
-    for message in traj.messages:
-        role = message.get("role")
-        content = message.get("content") or ""
-        content = content if isinstance(content, str) else json.dumps(content)
-        if role == "system":
-            continue
-        if role in ("user", "tool"):
-            current = Step(observation=content, error=_errors(content), images=[
-                image_urls[i] for i in message.get("images", ()) if i < len(image_urls)])
-            steps.append(current)
-        elif role == "assistant":
-            if current is None or current.model_text or current.tool_calls:
-                current = Step()
+    contexts = [s.messages for s in traj.segments] + [traj.messages]
+    for n, messages in enumerate(contexts):
+        if len(contexts) > 1:
+            opening = "the task" if n == 0 else f"the task and summary {n}"
+            steps.append(Step(heading=f"context {n + 1} of {len(contexts)} (starts with "
+                                      f"{opening})"))
+            current = None
+        for message in messages[3 if n else 0:]:  # a later context repeats task + summary
+            role = message.get("role")
+            content = message.get("content") or ""
+            content = content if isinstance(content, str) else json.dumps(content)
+            if role == "system":
+                continue
+            if role in ("user", "tool"):
+                current = Step(observation=content, error=_errors(content), images=[
+                    image_urls[i] for i in message.get("images", ()) if i < len(image_urls)],
+                    heading="summary request" if message.get("summary_request") else "")
                 steps.append(current)
-            current.model_text = content
-            calls = message.get("tool_calls")
-            current.tool_calls = json.dumps(calls, indent=1) if calls else ""
-            if turn < len(traj.step_rewards):
-                current.reward = traj.step_rewards[turn]
-            turn += 1
+            elif role == "assistant":
+                if current is None or current.model_text or current.tool_calls:
+                    current = Step()
+                    steps.append(current)
+                current.model_text = content
+                calls = message.get("tool_calls")
+                current.tool_calls = json.dumps(calls, indent=1) if calls else ""
+                if message.get("summary"):
+                    continue  # a summary is no env step: no reward of its own
+                if turn < len(traj.step_rewards):
+                    current.reward = traj.step_rewards[turn]
+                turn += 1
     if traj.final_observation:
         steps.append(Step(observation=traj.final_observation,
                           error=_errors(traj.final_observation)))
@@ -114,17 +131,23 @@ def render_episode(traj: Trajectory, image_urls: list[str], index_href: str = "i
              f"</title><style>{CSS}</style></head><body>",
              f'<p><a href="{index_href}">&larr; all episodes</a></p>',
              f"<h1>{html.escape(title)} {verdict}</h1><table>{head}</table>"]
-    for i, step in enumerate(episode_steps(traj, image_urls)):
+    i = 0
+    for step in episode_steps(traj, image_urls):
+        if step.heading and not (step.observation or step.model_text):
+            parts.append(f"<h2>{html.escape(step.heading)}</h2>")
+            continue
         shots = "".join(f'<img src="{html.escape(u)}" alt="step {i} screenshot">'
                         for u in step.images)
         reward = "" if step.reward is None else f" &middot; reward {step.reward:g}"
-        fields = (f"<h2>step {i}{reward}</h2>"
+        what = f" &middot; {html.escape(step.heading)}" if step.heading else ""
+        fields = (f"<h2>step {i}{reward}{what}</h2>"
                   + (f'<div class="err">{html.escape(step.error)}</div>' if step.error else "")
                   + _text_block("observation", step.observation)
-                  + _text_block("model", step.model_text)
+                  + _text_block("summary" if step.heading else "model", step.model_text)
                   + _text_block("tool calls", step.tool_calls))
         parts.append(f'<div class="step"><div class="shot">{shots}</div>'
                      f'<div class="fields">{fields}</div></div>')
+        i += 1
     parts.append("</body></html>")
     return "\n".join(parts)
 
