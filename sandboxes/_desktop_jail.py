@@ -7,7 +7,8 @@ Everything the agent can reach through the display runs unprivileged:
   desktop's life (the reaper watcher inherits the lock, so a uid is free again only once its
   processes are gone). ``setpriv`` switches to it with no supplementary groups, an empty
   capability bounding set and ``no_new_privs``; ``prlimit --nproc`` caps the tasks (processes
-  and threads) that uid can hold, so a fork bomb stops at :attr:`Jail.max_processes`.
+  and threads) that uid can hold, so a fork bomb stops at :attr:`Jail.max_processes`, and
+  ``--fsize`` the size of any one file it writes (:attr:`Jail.max_file_bytes`).
   The X server, x11vnc and the accessibility bus run as that uid on the host (they must be
   reachable from the host); the window manager and every app also go into bubblewrap.
 - **bubblewrap** (``--unshare-all`` with a user namespace mapping the same uid, ``--cap-drop
@@ -61,9 +62,9 @@ def missing_tools(*, jailed: bool) -> list[str]:
     """The programs the desktop's X authority (and, ``jailed``, its jail) need but are absent."""
     need = ["xauth", "xhost"]
     if jailed:
-        need.append("bwrap")
+        need += ["bwrap", "prlimit"]
         if jail_is_root():
-            need += ["setpriv", "prlimit"]
+            need.append("setpriv")
     return [tool for tool in need if shutil.which(tool) is None]
 
 
@@ -192,15 +193,18 @@ class Jail:
     those files, not the folders of the checkout they live in."""
     max_processes: int = 512
     """Tasks (processes and threads) the desktop's uid may hold (root only)."""
+    max_file_bytes: int = 256 * 1024 * 1024
+    """Largest file a desktop process may write (``RLIMIT_FSIZE``)."""
     bwrap: str = field(default_factory=lambda: shutil.which("bwrap") or "bwrap")
 
     def host_argv(self, argv: Sequence[str]) -> list[str]:
         """``argv`` run as the desktop's uid, capability-free, with the process cap."""
+        fsize = f"--fsize={self.max_file_bytes}:{self.max_file_bytes}"
         if self.uid is None:
-            return list(argv)
+            return ["prlimit", fsize, "--", *argv]
         return ["setpriv", f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups",
                 "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--",
-                "prlimit", f"--nproc={self.max_processes}:{self.max_processes}", "--",
+                "prlimit", f"--nproc={self.max_processes}:{self.max_processes}", fsize, "--",
                 *argv]
 
     def _mounts(self, *, service: bool = False) -> list[str]:

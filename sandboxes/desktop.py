@@ -108,6 +108,9 @@ class DesktopConfig:
     the project's Tk apps, never the checkout around them."""
     max_processes: int = 512
     """Processes and threads the desktop may hold (as root, where each desktop has a uid)."""
+    max_file_bytes: int = 256 * 1024 * 1024
+    """Largest file a process of the desktop may write (a terminal cannot fill the disk with
+    one file; the home's total size is not capped)."""
     accessibility: bool = False
     """Start a private AT-SPI bus (when at-spi2-core is installed) so GTK apps publish their
     widget trees; :attr:`DesktopSandbox.a11y_address` (None when not started)."""
@@ -161,7 +164,8 @@ class DesktopSandbox(Sandbox):
                 home=self.home, runtime=self.root / "run", bus=self.root / "bus",
                 private=self.root / "private",
                 etc=self.root / "x", share=self.config.share,
-                max_processes=self.config.max_processes, bwrap=self._bwrap or "bwrap")
+                max_processes=self.config.max_processes,
+                max_file_bytes=self.config.max_file_bytes, bwrap=self._bwrap or "bwrap")
             (self.root / "x").mkdir()
             self.jail.prepare(self.root)
             self._start()

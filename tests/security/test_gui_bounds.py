@@ -104,3 +104,11 @@ for _ in range(300):
 open(os.path.join(os.environ["HOME"], "done"), "w").close()
 time.sleep(60)
 """
+
+
+def test_one_huge_file_stops_at_the_desktops_file_size_cap():
+    """``head -c 5M /dev/zero > ~/big`` in a terminal: the file stops at the cap (1 MiB here)."""
+    with DesktopSandbox(DesktopConfig(max_file_bytes=1024 * 1024)) as desktop:
+        result = desktop.run(["sh", "-c", 'head -c 5000000 /dev/zero > "$HOME/big"'])
+        assert not result.ok
+        assert (desktop.home / "big").stat().st_size <= 1024 * 1024
