@@ -9,6 +9,11 @@ share their ``prompt_ids``, :func:`collate` records them as a segment, micro-bat
 straddle a segment, and the update runs the prompt once per micro-batch and only the responses
 per row (:func:`agentgym.trainers.update.forward_logprobs`), which is exact and, for short
 answers, several times cheaper.
+
+Summarised episodes (SUPO): an episode that spans several contexts becomes one row per context
+(:func:`context_rows`), each row a whole context as the policy saw it, each with the episode's
+advantage; a row is never cut, so a micro-batch holds whole contexts. Every context starts with
+the episode's first prompt, so the rows of one group still share it.
 """
 
 from __future__ import annotations
@@ -172,6 +177,30 @@ def collate(
     )
 
 
+def context_rows(trajectories: Sequence[Any], advantages: Tensor) -> tuple[list[Any], Tensor]:
+    """One row per context of each trajectory, each with its trajectory's advantage.
+
+    A trajectory without summaries is one row (itself); a summarised one gives a row per
+    :class:`agentgym.rollout.Segment` of its ``contexts`` that holds generated tokens, in order,
+    so rows of one episode (and of one group) stay contiguous. ``advantages`` is ``(N,)`` over
+    the trajectories; the result's is ``(R,)`` over the rows.
+    """
+    if len(trajectories) != advantages.shape[0]:
+        raise ValueError(f"{len(trajectories)} trajectories but {advantages.shape[0]} advantages")
+    rows: list[Any] = []
+    index: list[int] = []
+    for i, t in enumerate(trajectories):
+        if not getattr(t, "segments", None):
+            rows.append(t)
+            index.append(i)
+            continue
+        for context in t.contexts:
+            if any(context.loss_mask):
+                rows.append(context)
+                index.append(i)
+    return rows, advantages[torch.tensor(index, dtype=torch.long)]  # (R,)
+
+
 def prompt_segments(trajectories: Sequence[Any]) -> list[tuple[int, int, int]]:
     """Maximal runs of consecutive trajectories with the same ``prompt_ids`` (and a response)."""
     segments: list[tuple[int, int, int]] = []
@@ -198,4 +227,4 @@ def empty_batch(pad_id: int) -> TrainBatch:
     return TrainBatch(ids, torch.ones_like(ids), zeros, zeros, torch.zeros(1), zeros.clone())
 
 
-__all__ = ["TrainBatch", "collate", "empty_batch"]
+__all__ = ["TrainBatch", "collate", "context_rows", "empty_batch"]

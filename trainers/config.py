@@ -26,6 +26,7 @@ from typing import Any
 import yaml
 
 from agentgym import ConfigError, get_registry
+from agentgym.rollout import SummaryConfig
 from agentgym.settings import parse_overrides, read_config_file, read_settings, resolve_max_turns
 
 
@@ -111,6 +112,18 @@ class TrainConfig:
     started on first use, or the cluster of ``RAY_ADDRESS``)."""
     max_batch_size: int = 64
     """Most concurrent requests the in-process policy batches into one ``generate``."""
+
+    # -- summarised context (SUPO; agentgym/rollout/summary.py) ------------------------------
+    summary_budget: int = 0
+    """Context length in tokens past which the policy writes a summary that replaces the history
+    (task + summary, then the episode goes on); 0 = off. Every context is trained, each with
+    the episode's advantage."""
+    summary_max_tokens: int = 128
+    """Most tokens of one summary."""
+    summary_max: int = 4
+    """Summaries per episode; reaching the budget once more truncates the episode."""
+    summary_instruction: str = ""
+    """The summary request; empty = :data:`agentgym.rollout.summary.INSTRUCTION`."""
 
     # -- advantages and loss -------------------------------------------------------------------
     advantage: str = "grpo"
@@ -293,8 +306,18 @@ class TrainConfig:
         if self.partial_rollouts and not self.async_rollouts:
             raise ConfigError("partial_rollouts needs async_rollouts: true (with staleness_eta: 0 "
                               "the schedule stays synchronous)")
+        if self.summary_budget:
+            self.summary_config()  # the one check of the summary settings
         if self.resume and self.overwrite:
             raise ConfigError("resume and overwrite exclude each other")
+
+    def summary_config(self) -> SummaryConfig | None:
+        """The rollouts' summarised-context setting (None when ``summary_budget`` is 0)."""
+        if not self.summary_budget:
+            return None
+        extra = {"instruction": self.summary_instruction} if self.summary_instruction else {}
+        return SummaryConfig(budget=self.summary_budget, max_tokens=self.summary_max_tokens,
+                             max_summaries=self.summary_max, **extra)
 
     def resolved_max_turns(self, spec_max_turns: int | None) -> int:
         """The turn limit: this config's, else the env spec's, else agentgym's default."""
@@ -312,7 +335,8 @@ POSITIVE = ("steps", "tasks_per_step", "group_size", "max_new_tokens", "max_toke
 NON_NEGATIVE = ("eval_every", "eval_tasks", "eval_samples", "save_every",
                 "keep_checkpoints", "warmup_steps", "max_refill_rounds", "kl_coef", "tis_cap",
                 "torch_threads", "weight_decay", "max_grad_norm", "loss_max_length",
-                "staleness_eta", "dars_max_group_size", "dart_buffer", "partial_rollouts")
+                "staleness_eta", "dars_max_group_size", "dart_buffer", "partial_rollouts",
+                "summary_budget")
 """Fields that must be 0 or more (0 usually means off or the default)."""
 
 

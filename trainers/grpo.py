@@ -32,7 +32,7 @@ from agentgym.rollout import Trajectory
 
 from . import fsdp
 from .advantages import informative_groups, overlong_penalty
-from .batch import collate, empty_batch
+from .batch import collate, context_rows, empty_batch
 from .checkpoint import interrupted, prepare_run_dir
 from .config import TrainConfig, save_config
 from .curation import make_sampler
@@ -229,17 +229,21 @@ class GRPOTrainer:
         if cfg.advantage_scope == "agent":  # Dr. MAS: each seat against its own statistics
             keys = [(t.group_id, str(t.info.get("seat", ""))) for t in trajs]
         adv = self.adv_fn(shaped, keys, eps=cfg.adv_eps)  # (N,)
+        rows, row_adv = context_rows(trajs, adv)  # SUPO: a row per context, the episode's adv
         vision = None
         if self.processor is not None:
+            if len(rows) != len(trajs):
+                raise ConfigError("summarised context (summary_budget) needs a text model: "
+                                  "a later context's images are not split out")
             from agentgym.policies import image_inputs
 
             vision = image_inputs(self.processor, [t.images for t in trajs])
-        batch = collate(trajs, adv, pad_id=self.pad_id, loss_agg=cfg.loss_agg,
+        batch = collate(rows, row_adv, pad_id=self.pad_id, loss_agg=cfg.loss_agg,
                         max_length=cfg.loss_max_length or self.max_response,
                         share_prompt=self.share_prompt, vision=vision)
         if cfg.max_version_lag >= 0:  # issue 17: drop tokens too many policy versions old
             current = int(getattr(self.policy, "version", self.state.step))
-            versions = target_versions(trajs, batch.mask.shape[1])  # (B, L-1)
+            versions = target_versions(rows, batch.mask.shape[1])  # (B, L-1)
             batch = mask_batch(batch, version_keep(versions, current, cfg.max_version_lag))
         return batch, trajs
 

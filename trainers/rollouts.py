@@ -52,7 +52,7 @@ class Rollouts:
         self.rollout_config = RolloutConfig(
             max_turns=max_turns, max_tokens=cfg.max_tokens, sampling=sampling, seed=cfg.seed,
             policy_timeout_s=cfg.policy_timeout_s, env_timeout_s=cfg.env_timeout_s,
-            episode_timeout_s=cfg.episode_timeout_s,
+            episode_timeout_s=cfg.episode_timeout_s, summary=cfg.summary_config(),
         )
         self.train_engine = self._engine(policy, cfg.train_split)
         self.eval_engine = self._engine(policy, cfg.eval_split)
