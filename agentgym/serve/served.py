@@ -91,7 +91,7 @@ async def _run_env(
         return await asyncio.wait_for(coro, limit)
     except TimeoutError as e:
         await served.pool.recycle(session)  # ends what the env still runs (a sandbox, a thread)
-        raise HTTPException(504, f"the env did not answer within {limit:g}s: the step was "
+        raise HTTPException(504, f"the env did not answer within {limit:g}s: the request was "
                                  "cancelled and the episode aborted; reset to play on") from e
     except ResetNeeded as e:
         raise HTTPException(409, str(e)) from e
