@@ -3,8 +3,9 @@
     python examples/serve_remote_env.py            # serves arith/add-v0 on a free port
 
 The server runs as ``agentgym serve arith --http`` in a child process (on a real cluster it runs
-on a CPU host: ``agentgym serve arith --http --host 0.0.0.0``); the engine here only sees the
-id ``remote:http://127.0.0.1:PORT/arith``.
+on a CPU host: ``agentgym serve arith --http --host 0.0.0.0 --allow-public``, which shows a bearer
+token the engine's host passes as ``AGENTGYM_SERVE_TOKEN``); the engine here only sees the id
+``remote:http://127.0.0.1:PORT/arith``.
 """
 
 from __future__ import annotations
