@@ -116,6 +116,15 @@ def _reward_cases(costly_only: bool = False) -> list:
     return cases
 
 
+def _single_agent_or_skip(env_id):
+    env = _make_or_skip(env_id)
+    if isinstance(env.unwrapped, MultiAgentEnv):
+        env.close()
+        pytest.skip(f"{env_id} is multi-agent: check_rewards probes single-agent envs "
+                    "(the games' -vs-scripted twins are probed)")
+    return env
+
+
 def _is_representative(env_id: str) -> bool:
     namespace = env_id.split("/")[0]
     if namespace in REPRESENTATIVES:
@@ -126,7 +135,7 @@ def _is_representative(env_id: str) -> bool:
 @pytest.mark.parametrize("env_id", _reward_cases())
 def test_check_rewards(env_id):
     """No degenerate or adversarial policy earns more than doing nothing (issue 24)."""
-    env = _make_or_skip(env_id, single_agent=True)
+    env = _single_agent_or_skip(env_id)
     costly = agentgym.spec(env_id).family in COSTLY_FAMILIES
     skip = dict(PROBE_EXEMPTIONS.get(env_id.split("/")[0], {}))
     if costly:
@@ -143,7 +152,7 @@ def test_check_rewards(env_id):
 @pytest.mark.parametrize("env_id", _reward_cases(costly_only=True))
 def test_check_rewards_every_probe(env_id):
     """The full probe set on three seeds for the families the default run probes cheaply."""
-    env = _make_or_skip(env_id, single_agent=True)
+    env = _single_agent_or_skip(env_id)
     try:
         result = check_rewards(env)
     finally:
