@@ -22,6 +22,7 @@ from .taskgen import Template
 from .templates_forum import FORUM_TEMPLATES, MULTI_TEMPLATES
 from .templates_more import GITLAB_TEMPLATES, MAP_TEMPLATES
 from .templates_shop import SHOP_TEMPLATES
+from .twin_learn import learn_tasks
 
 DATA = Path(__file__).resolve().parent / "data"
 TEMPLATES: list[Template] = [*SHOP_TEMPLATES, *GITLAB_TEMPLATES, *MAP_TEMPLATES,
@@ -85,6 +86,7 @@ def load_tasks() -> TaskSet:
     """The bundled splits as one task set (``train`` and ``test``)."""
     tasks = [*to_tasks(read_raw(DATA / "test.raw.json"), "test"),
              *to_tasks(read_raw(DATA / "train.raw.json"), "train")]
+    tasks += learn_tasks(TEMPLATES, {t.prompt.lower() for t in tasks})
     return TaskSet(tasks, name="webarena-lite")
 
 
