@@ -82,6 +82,8 @@ class Rollouts:
             seconds=time.perf_counter() - t0,
             generated_tokens=sum(t.num_generated_tokens for t in trajs),
             aborted=sum(t.aborted for t in trajs),
+            extra={"summarised": sum(bool(t.segments) for t in trajs),
+                   "summaries": sum(len(t.segments) for t in trajs)},
         )
 
     def evaluate(self, task_ids: list[str], dist_info: DistInfo) -> dict[str, float]:
@@ -104,14 +106,16 @@ class Rollouts:
             requests = group_requests(task_ids, n, seed=cfg.seed + 7919, round=0)
             trajs = engine.run(requests) if requests else []
             done = [t for t in trajs if not t.aborted]  # infrastructure failures are not scored
-            wins, reward, count, aborted = all_sum(
+            wins, reward, count, aborted, summarised = all_sum(
                 [sum(t.success for t in done), sum(t.reward for t in done), len(done),
-                 len(trajs) - len(done)], dist_info
+                 len(trajs) - len(done), sum(bool(t.segments) for t in done)], dist_info
             )
             out[f"success_{name}"] = wins / count if count else 0.0
             out[f"reward_{name}"] = reward / count if count else 0.0
             out[f"episodes_{name}"] = count
             out[f"aborted_{name}"] = aborted
+            if base.summary is not None:  # SUPO: the share of episodes that summarised
+                out[f"summarised_{name}"] = summarised / count if count else 0.0
         engine.config = base
         out["eval_s"] = time.perf_counter() - t0
         return out

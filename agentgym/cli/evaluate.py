@@ -96,6 +96,9 @@ def eval_cmd(
     env_arg: Annotated[list[str] | None, typer.Option(
         "--env-arg", help="key=value for the env's constructor (the value read as YAML: "
                           "numbers, true/false, lists); repeat for several.")] = None,
+    summary_budget: Annotated[int, typer.Option(
+        min=0, help="Summarised context (SUPO): past this many context tokens the model writes "
+                    "a summary that replaces the history (task + summary); 0 = off.")] = 0,
     sites: Annotated[str | None, typer.Option(
         help="WebArena sites file (YAML/JSON: site -> URL): run the official tasks on those "
              "servers (same as --env-arg sites=FILE; the WA_* variables also work).")] = None,
@@ -122,7 +125,8 @@ def eval_cmd(
     config = run_guarded(EvalConfig, env_id, policy, split, n, k, out, resume, backend, num_envs,
                          max_turns, max_new_tokens=max_new_tokens, temperature=temperature,
                          seed=seed, policy_timeout_s=policy_timeout,
-                         episode_timeout_s=max(600.0, 2 * policy_timeout), env_kwargs=env_kwargs)
+                         episode_timeout_s=max(600.0, 2 * policy_timeout), env_kwargs=env_kwargs,
+                         summary_budget=summary_budget)
     if overwrite and out:
         clear_outputs(Path(out))
     bar = EvalProgress(f"eval {env_id}", err_console)

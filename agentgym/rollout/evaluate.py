@@ -34,6 +34,7 @@ from .limits import resolve_max_turns
 from .live import LiveEpisodes, WatchedPolicy
 from .metrics import per_task, summarize
 from .store import TrajectoryStore
+from .summary import SummaryConfig
 from .trajectory import Trajectory
 
 ProgressCallback = Callable[[Trajectory], None]
@@ -41,7 +42,7 @@ BACKENDS = ("asyncio", "ray")
 RUN_FILE = "run.json"
 """The settings a folder's episodes were made with (``resume`` compares them)."""
 IDENTITY = ("env_id", "policy", "split", "k", "seed", "temperature", "max_turns", "max_tokens",
-            "max_new_tokens", "env_kwargs")
+            "max_new_tokens", "env_kwargs", "summary_budget")
 """Settings that must match for ``resume`` to add episodes to a folder (``n`` may grow)."""
 
 
@@ -83,12 +84,17 @@ class EvalConfig:
     """Limit of one policy turn (a batched CPU decode on a busy machine may need more)."""
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     """Extra keyword arguments for ``agentgym.make``."""
+    summary_budget: int = 0
+    """Summarised context (SUPO): past this many context tokens the policy summarises and the
+    history is replaced by the task + summary (:mod:`agentgym.rollout.summary`); 0 = off."""
 
     def __post_init__(self) -> None:
         for name in ("n", "k", "num_envs", "max_turns", "max_tokens", "max_new_tokens"):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or value < 1):
                 raise ConfigError(f"{name} must be at least 1, got {value}")
+        if isinstance(self.summary_budget, bool) or self.summary_budget < 0:
+            raise ConfigError(f"summary_budget must be 0 (off) or more, got {self.summary_budget}")
         if self.backend not in BACKENDS:
             raise ConfigError(f"backend must be one of {', '.join(BACKENDS)}, not {self.backend!r}")
         if self.resume and not self.out:
@@ -164,7 +170,8 @@ def run_settings(config: EvalConfig, env_id: str, max_turns: int) -> dict[str, A
     return {"env_id": env_id, "policy": config.policy, "split": config.split, "k": config.k,
             "seed": config.seed, "temperature": config.resolved_temperature,
             "max_turns": max_turns, "max_tokens": config.max_tokens,
-            "max_new_tokens": config.max_new_tokens, "env_kwargs": config.env_kwargs}
+            "max_new_tokens": config.max_new_tokens, "env_kwargs": config.env_kwargs,
+            **({"summary_budget": config.summary_budget} if config.summary_budget else {})}
 
 
 def check_resume(out: Path, settings: dict[str, Any]) -> None:
@@ -265,6 +272,7 @@ async def _run(
         seed=config.seed,
         sampling=SamplingParams(max_tokens=config.max_new_tokens,
                                 temperature=settings["temperature"]),
+        summary=SummaryConfig(budget=config.summary_budget) if config.summary_budget else None,
     )
     env_kwargs = {"split": config.split, **config.env_kwargs, "max_turns": settings["max_turns"]}
     engine = Engine(env_id, the_policy, config=rollout, num_envs=config.num_envs,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -195,3 +196,22 @@ def test_summary_settings_are_checked_and_env_info_is_data() -> None:
     assert summary_for({"context_budget": "lots"}, None) is None
     assert summary_for({"context": "summarize", "context_budget": -5}, None).budget == 2048
     assert summary_for({"context_budget": 64}, SUMMARY).budget == 64
+
+
+def test_eval_summary_budget_reaches_the_episodes_and_resume_checks_it(counter_env: str,
+                                                                        tmp_path) -> None:
+    from agentgym.rollout.evaluate import EvalConfig, run_eval
+
+    out = tmp_path / "eval"
+    policy = RecordingPolicy(respond)
+    run_eval(EvalConfig(counter_env, out=str(out), n=3, summary_budget=150, max_turns=8),
+             policy=policy)
+    with TrajectoryStore(out / "trajectories", resume=True) as store:
+        trajs = list(store)
+    assert any(t.segments for t in trajs)  # t4 takes five turns: past the budget
+    assert json.loads((out / "run.json").read_text())["summary_budget"] == 150
+    with pytest.raises(ConfigError, match="summary_budget"):
+        run_eval(EvalConfig(counter_env, out=str(out), n=3, max_turns=8, resume=True),
+                 policy=policy)
+    with pytest.raises(ConfigError):
+        EvalConfig(counter_env, summary_budget=-1)

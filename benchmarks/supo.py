@@ -1,0 +1,125 @@
+"""Long-horizon run: summarised context (SUPO) against the same run with the full context.
+
+    python benchmarks/supo.py [CONFIG] [key=value ...]
+    python benchmarks/supo.py --report RUN_DIR        # figures of two finished arms
+
+Default config: ``configs/supo_shop_cpu.yaml`` (BC on the scripted expert, then GRPO on
+``shop/price-v0`` with a context budget below the episodes' natural length). Both arms train at
+once, each in its own process: ``supo`` (the config as it is) and ``full`` (the same with
+``summary_budget=0``), in ``<output_dir>/supo`` and ``<output_dir>/full``. Printed: held-out
+greedy success of each arm at every evaluation, the share of episodes that summarised (training
+rollouts and held-out), the wall time; the last line is
+``supo_vs_full_context_heldout_success_ratio=...``, the final held-out greedy success of the SUPO
+arm over the full-context arm's.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from agentgym.trainers import load_config, train
+
+DEFAULT = "configs/supo_shop_cpu.yaml"
+ARMS = ("supo", "full")
+COUNTS = "rollout_counts.jsonl"
+
+
+def run_arm(arm: str, config: str, overrides: list[str]) -> None:
+    """Train one arm in this process; each training rollout's summary counts go to COUNTS."""
+    from agentgym import get_registry
+
+    logging.basicConfig(level=logging.INFO, format=f"%(asctime)s {arm} %(name)s: %(message)s")
+    cfg = load_config(config, overrides)
+    base = get_registry("trainers").load(cfg.algorithm)
+    counts = Path(cfg.output_dir) / COUNTS
+
+    class Counted(base):  # type: ignore[misc, valid-type]
+        def _rollout(self, task_ids: list[str]) -> Any:
+            result = super()._rollout(task_ids)
+            n = sum(len(g) for g in result.groups)
+            with counts.open("a") as f:
+                f.write(json.dumps({"step": self.state.step, "episodes": n, **result.extra}) + "\n")
+            return result
+
+    train(cfg, trainer_cls=Counted)
+
+
+def _evals(run: Path) -> list[dict[str, Any]]:
+    path = run / "metrics.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+    by_step = {int(r["step"]): r for r in rows if r["kind"] == "eval"}
+    return [by_step[s] for s in sorted(by_step)]
+
+
+def _train_share(run: Path) -> tuple[int, int, int]:
+    path = run / COUNTS
+    rows = [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+    return (sum(r["episodes"] for r in rows), sum(r.get("summarised", 0) for r in rows),
+            sum(r.get("summaries", 0) for r in rows))
+
+
+def report(root: Path, minutes: float | None = None) -> float:
+    """Print both arms' figures; returns the SUPO / full-context held-out success ratio."""
+    out = sys.stdout.write
+    if minutes is not None:
+        out(f"run={root} wall_minutes={minutes:.1f}\n")
+    final: dict[str, float] = {}
+    for arm in ARMS:
+        evals = _evals(root / arm)
+        if not evals:
+            out(f"{arm}: no evaluations in {root / arm}/metrics.jsonl\n")
+            final[arm] = math.nan
+            continue
+        parts = [f"step {e['step']}={e['success_greedy']:.3f}" for e in evals]
+        out(f"{arm}: heldout_greedy " + " ".join(parts) + "\n")
+        if "summarised_greedy" in evals[-1]:
+            share = " ".join(f"step {e['step']}={e['summarised_greedy']:.3f}" for e in evals)
+            out(f"{arm}: heldout_summarised_share {share}\n")
+        episodes, summarised, summaries = _train_share(root / arm)
+        if episodes:
+            out(f"{arm}: train_summarised_share={summarised / episodes:.3f} ({summarised}/"
+                f"{episodes} GRPO episodes, {summaries} summaries)\n")
+        final[arm] = float(evals[-1]["success_greedy"])
+    supo, full = final["supo"], final["full"]
+    ratio = supo / full if full > 0 else (math.nan if supo == 0 or math.isnan(supo) else math.inf)
+    out(f"supo_vs_full_context_heldout_success_ratio={ratio:.3f}\n")
+    return ratio
+
+
+def main(argv: list[str]) -> None:
+    """Train both arms side by side (or read finished ones) and print the figures."""
+    if argv[:1] == ["--report"]:
+        report(Path(argv[1]))
+        return
+    if argv[:1] == ["--arm"]:
+        run_arm(argv[1], argv[2], argv[3:])
+        return
+    named = bool(argv) and "=" not in argv[0]
+    config, overrides = (argv[0], argv[1:]) if named else (DEFAULT, argv)
+    root = Path(load_config(config, overrides).output_dir)
+    root.mkdir(parents=True, exist_ok=True)
+    t0 = time.monotonic()
+    procs = []
+    for arm in ARMS:
+        extra = [f"output_dir={root / arm}", *(["summary_budget=0"] if arm == "full" else [])]
+        with open(root / f"{arm}.log", "w") as log:  # the child keeps its own copy of the fd
+            procs.append(subprocess.Popen(
+                [sys.executable, __file__, "--arm", arm, config, *overrides, *extra],
+                stdout=log, stderr=subprocess.STDOUT))
+    codes = [p.wait() for p in procs]
+    minutes = (time.monotonic() - t0) / 60
+    for arm, code in zip(ARMS, codes, strict=True):
+        if code:
+            sys.stdout.write(f"{arm} arm exited {code}; see {root / arm}.log\n")
+    report(root, minutes)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
