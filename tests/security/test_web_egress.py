@@ -241,3 +241,43 @@ async def test_allowed_origin_websocket_still_reaches_its_server(serve_page) -> 
         server.shutdown()
         server.server_close()
     assert "/ws" in hits
+
+
+def test_the_env_reports_refused_connections_as_blocked_requests(serve_page, listener) -> None:
+    """Through a real web env: a WebSocket and TURN over TCP from the page are refused, the
+    listener is never hit, and ``info["blocked_requests"]`` counts them."""
+    from agentgym.envs.web import WebEnv
+
+    origin = serve_page(f"""<html><body><button>b</button><script>
+      new WebSocket('ws://127.0.0.1:{listener.tcp_port}/');
+      const pc = new RTCPeerConnection({{iceServers: [{{
+        urls: 'turn:127.0.0.1:{listener.tcp_port}?transport=tcp', username: 'u',
+        credential: 'p'}}]}});
+      pc.createDataChannel('x');
+      pc.createOffer().then(o => pc.setLocalDescription(o));
+    </script></body></html>""")
+
+    class Page(WebEnv):
+        def allowed_origins(self) -> list[str]:
+            return [origin]
+
+        async def setup_episode(self, options):
+            await self.session.page.goto(origin + "/", wait_until="load")
+            return "nothing", {}
+
+        async def evaluate(self, action):
+            return 0.0, False, {}
+
+    env = Page()
+    try:
+        env.reset()
+        blocked = 0
+        for _ in range(100):  # each step is a look at the counter; the page's attempts are
+            _, _, _, _, info = env.step("scroll [down]")  # asynchronous
+            blocked = info["blocked_requests"]
+            if blocked >= 2 or listener.hits:
+                break
+    finally:
+        env.close()
+    assert listener.hits == []
+    assert blocked >= 2
