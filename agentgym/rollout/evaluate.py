@@ -238,11 +238,11 @@ async def arun_eval(
             the_policy, live, lambda: on_turn(live))
 
         def finished(traj: Trajectory) -> None:
+            if progress is not None:  # first: the display counts it done, then refreshes
+                progress(traj)
             if live is not None and on_turn is not None:
                 live.episode_done((traj.task_id, traj.sample_idx))
                 on_turn(live)
-            if progress is not None:
-                progress(traj)
 
         return await _run(config, env_spec.id, watched, settings, finished, on_start)
     finally:
