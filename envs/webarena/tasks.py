@@ -23,6 +23,7 @@ from .templates_forum import FORUM_TEMPLATES, MULTI_TEMPLATES
 from .templates_more import GITLAB_TEMPLATES, MAP_TEMPLATES
 from .templates_shop import SHOP_TEMPLATES
 from .twin_learn import learn_tasks
+from .twin_official import lite_tasks
 
 DATA = Path(__file__).resolve().parent / "data"
 TEMPLATES: list[Template] = [*SHOP_TEMPLATES, *GITLAB_TEMPLATES, *MAP_TEMPLATES,
@@ -87,6 +88,7 @@ def load_tasks() -> TaskSet:
     tasks = [*to_tasks(read_raw(DATA / "test.raw.json"), "test"),
              *to_tasks(read_raw(DATA / "train.raw.json"), "train")]
     tasks += learn_tasks(TEMPLATES, {t.prompt.lower() for t in tasks})
+    tasks += lite_tasks()  # the official templates on the bundled data, when installed
     return TaskSet(tasks, name="webarena-lite")
 
 

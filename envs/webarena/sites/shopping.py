@@ -23,12 +23,25 @@ from .common import (
     require_user,
 )
 from .state import SessionStore
-from .views import field, form, link, money, pager, pager_view, sort_links, table
+from .views import (
+    field,
+    filter_links,
+    form,
+    link,
+    money,
+    pager,
+    pager_view,
+    sort_links,
+    table,
+)
 
 SORTS = {"relevance": "Relevance", "price_asc": "Price: Low to High",
          "price_desc": "Price: High to Low", "name": "Name", "rating": "Rating"}
 _ORDER_SQL = {"relevance": "p.id", "price_asc": "p.price, p.id", "price_desc": "p.price DESC, p.id",
               "name": "p.name, p.id", "rating": "rating DESC, p.id"}
+PRICE_CAPS = {"": "Any price", "25": "Under $25", "50": "Under $50", "100": "Under $100",
+              "200": "Under $200"}
+"""The listings' price filter (``price_max``): products priced below the cap."""
 _PRODUCT_COLS = ("SELECT p.*, ROUND(COALESCE(AVG(r.rating), 0), 1) AS rating, COUNT(r.id) AS n "
                  "FROM products p LEFT JOIN reviews r ON r.product_id = p.id ")
 
@@ -49,6 +62,9 @@ def make_app(store: SessionStore) -> Starlette:
 
     def listing(request: Request, title: str, where: str, args: tuple) -> Response:  # type: ignore[type-arg]
         sort = query_choice(request, "sort", tuple(SORTS))
+        cap = query_choice(request, "price_max", tuple(PRICE_CAPS))
+        if cap:
+            where, args = f"({where}) AND p.price < ?", (*args, float(cap))
         with site.db(request) as conn:
             total = conn.execute(f"SELECT COUNT(*) FROM products p WHERE {where}",
                                  args).fetchone()[0]
@@ -62,6 +78,8 @@ def make_app(store: SessionStore) -> Starlette:
                            intro=f"{total} items", sections=[
                                {"heading": "Sort",
                                 "links": sort_links(request, "sort", SORTS, sort)},
+                               {"heading": "Filter by price",
+                                "links": filter_links(request, "price_max", PRICE_CAPS, cap)},
                                {"heading": "Products", "table": table(
                                    ["Product", "Price", "Rating", "Reviews"], items)}],
                            pager=pager_view(request, p))

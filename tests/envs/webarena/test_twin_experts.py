@@ -57,8 +57,14 @@ def test_experts_solve_the_once_aborted_and_one_train_task_per_template() -> Non
     assert asyncio.run(_failures("train", ids)) == []
 
 
+def test_experts_solve_a_sample_of_the_official_template_instantiations() -> None:
+    ids = [t.task_id for t in load_tasks().split("lite-test")][::6]
+    assert asyncio.run(_failures("lite-test", ids)) == []
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("split", ["test", "train"])
+@pytest.mark.parametrize("split", ["test", "train", "lite-test", "lite-train", "learn-test",
+                                   "learn-train"])
 def test_experts_solve_every_task(split: str) -> None:
     ids = [t.task_id for t in load_tasks().split(split)]
     shard = os.environ.get("AGENTGYM_TWIN_SHARD")
