@@ -185,7 +185,7 @@ class Episode:
             self._fail(e, "env reset", env=True)
             return
         self._last_info = info
-        self.summary = summary_for(info, self.summary)
+        self.summary = summary_for(info, self.summary, self.config.summary)
         self.traj.task_id = info.get("task_id", req.task_id)
         system = {"role": "system", "content": worker.instructions}
         self.traj.messages = [system, self._observe(obs, "user")]
@@ -286,7 +286,7 @@ class Episode:
         history = REPLACE_CONTEXT if info.get("context") == "replace" else self.config.history
         if history is not None:
             self._compress_history(history)
-        self.summary = summary_for(info, self.summary)
+        self.summary = summary_for(info, self.summary, self.config.summary)
         delta: list[int] = []
         if self.chat is not None:
             generated = t.token_ids[slice(*t.turn_spans[-1])]

@@ -20,7 +20,8 @@ truncated with the reason ``context budget ...``. Each context is still bounded 
 
 An env can ask for it on its own (any family): a reset ``info`` with ``context == "summarize"``
 turns summaries on for that episode (``RolloutConfig.summary``, else :data:`DEFAULT_SUMMARY`),
-``info["context_budget"]`` (reset or step) sets the budget, and a step ``info`` with
+``info["context_budget"]`` (reset or step) sets the budget (below the run's own, when it has
+one: an env may ask for summaries sooner, never later), and a step ``info`` with
 ``context == "summarize"`` asks for a summary before that step's observation whatever the length.
 
 A policy without a tokenizer (text only) has no exact ids: the budget then counts an estimate,
@@ -70,18 +71,22 @@ DEFAULT_SUMMARY = SummaryConfig()
 """Used when an env asks for summaries and the rollout config sets none."""
 
 
-def summary_for(info: dict[str, Any], current: SummaryConfig | None) -> SummaryConfig | None:
+def summary_for(info: dict[str, Any], current: SummaryConfig | None,
+                configured: SummaryConfig | None = None) -> SummaryConfig | None:
     """The summary setting after an env ``info``: an env may turn summaries on or set the budget.
 
-    A malformed ``context_budget`` (not a positive integer) is ignored: the env's info is data.
+    ``configured`` is the run's own setting: an env may lower its budget (summarise sooner),
+    never raise it. A malformed ``context_budget`` (not a positive integer) is ignored: the
+    env's info is data.
     """
     if info.get("context") == SUMMARIZE and current is None:
         current = DEFAULT_SUMMARY
     budget = info.get("context_budget")
-    if current is not None and isinstance(budget, int) and not isinstance(budget, bool) \
-            and budget >= 1 and budget != current.budget:
-        current = replace(current, budget=budget)
-    return current
+    if current is None or isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+        return current
+    if configured is not None:
+        budget = min(budget, configured.budget)
+    return current if budget == current.budget else replace(current, budget=budget)
 
 
 def request_message(config: SummaryConfig) -> dict[str, Any]:
