@@ -1,0 +1,27 @@
+"""``agentgym gateway``: an OpenAI-compatible server that records external agents token-exactly.
+
+An agent program (any OpenAI client, an agent framework) points ``OPENAI_BASE_URL`` at
+``http://127.0.0.1:PORT/episodes/<id>/v1``; every call is answered by a project policy and
+recorded into :class:`~agentgym.rollout.trajectory.Trajectory` branches with the exact prompt and
+generated ids, behaviour log-probs and policy version per token (see docs/gateway.md).
+"""
+
+from .app import EPISODE_HEADER, create_app
+from .episodes import Branch, Episode, GatewayError, Mismatch
+from .messages import Reply
+from .server import GatewayServer
+from .service import ChatResult, Gateway, GatewayLimits
+
+__all__ = [
+    "EPISODE_HEADER",
+    "Branch",
+    "ChatResult",
+    "Episode",
+    "Gateway",
+    "GatewayError",
+    "GatewayLimits",
+    "GatewayServer",
+    "Mismatch",
+    "Reply",
+    "create_app",
+]
