@@ -215,3 +215,21 @@ def test_eval_summary_budget_reaches_the_episodes_and_resume_checks_it(counter_e
                  policy=policy)
     with pytest.raises(ConfigError):
         EvalConfig(counter_env, summary_budget=-1)
+
+
+def test_cli_eval_summary_budget(tmp_path) -> None:
+    from typer.testing import CliRunner
+
+    from agentgym.cli import app
+
+    out = tmp_path / "cli"
+    result = CliRunner().invoke(app, [
+        "eval", "shop", "--policy", "fake:lookup(pen)", "-n", "2", "--max-turns", "4",
+        "--summary-budget", "330", "--out", str(out)], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    with TrajectoryStore(out / "trajectories", resume=True) as store:
+        trajs = list(store)
+    assert len(trajs) == 2 and all(t.segments for t in trajs)
+    assert "context 2 of" in next((out / "viewer").glob("0*.html")).read_text()
+    bad = CliRunner().invoke(app, ["eval", "shop", "--summary-budget", "-1"])
+    assert bad.exit_code != 0
