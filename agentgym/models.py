@@ -99,12 +99,8 @@ def _local_only(name: str) -> bool:
 def resolve_model_path(name: str = SMOLLM2_NAME) -> Path:
     """A local folder for ``name``: an alias of the bundled SmolLM2 (built on first use) or a path.
 
-    Any other string is returned as is, for transformers to resolve (a hub id when online),
-    except one that can only be a local path (absolute, ``./``, ``~``, or two slashes or more):
-    a missing folder raises ``FileNotFoundError`` naming it.
+    Any other string is returned as is, for transformers to resolve (a hub id when online).
     """
-    if name not in ALIASES and _local_only(name) and not Path(name).expanduser().exists():
-        raise FileNotFoundError(f"no such model folder: {name}")
     if name in ALIASES:
         path = model_cache_path(ALIASES[name])
         with _build_lock:
@@ -118,11 +114,17 @@ def resolve_model_path(name: str = SMOLLM2_NAME) -> Path:
 def load_model_and_tokenizer(
     name: str = SMOLLM2_NAME, *, device: str = "cpu", dtype: Any = None
 ) -> tuple[Any, Any]:
-    """Load a causal LM and its tokenizer (fp32 by default) from :func:`resolve_model_path`."""
+    """Load a causal LM and its tokenizer (fp32 by default) from :func:`resolve_model_path`.
+
+    A name that can only be a local path (absolute, ``./``, ``~``, two slashes or more) and
+    does not exist raises ``FileNotFoundError`` naming it.
+    """
     transformers = _require_transformers()
     import torch
 
     path = resolve_model_path(name)
+    if not path.exists() and _local_only(name):  # not a hub id: say so, not a repo-id error
+        raise FileNotFoundError(f"no such model folder: {name}")
     source = str(path) if path.exists() else name
     tokenizer = transformers.AutoTokenizer.from_pretrained(source)
     model = transformers.AutoModelForCausalLM.from_pretrained(

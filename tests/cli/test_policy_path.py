@@ -4,7 +4,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agentgym.cli import app
-from agentgym.models import resolve_model_path
+from agentgym.models import load_model_and_tokenizer, resolve_model_path
 
 runner = CliRunner()
 
@@ -12,8 +12,9 @@ runner = CliRunner()
 @pytest.mark.parametrize("path", ["/nonexistent/path", "./runs/nope/final", "runs/nope/train/final",
                                   "~/no-such-model-folder"])
 def test_a_missing_local_folder_is_named(path):
+    pytest.importorskip("transformers")
     with pytest.raises(FileNotFoundError, match="no such model folder"):
-        resolve_model_path(path)
+        load_model_and_tokenizer(path)
 
 
 def test_eval_with_a_missing_folder_is_one_clear_line(tmp_path):
