@@ -10,6 +10,7 @@ from __future__ import annotations
 from . import (  # noqa: F401  (importing registers the commands)
     catalog,
     evaluate,
+    gateway,
     play,
     record,
     retriever,

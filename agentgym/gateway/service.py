@@ -17,11 +17,11 @@ from typing import Any
 from ..policies.base import EpisodeContext, Policy, SamplingParams, derive_seed
 from ..rollout.trajectory import Trajectory
 from .episodes import Branch, Episode, GatewayError, Mismatch, record, template_messages
-from .messages import Reply, split_reply, tools_key
+from .messages import Reply, render_text, split_reply, tools_key
 
 logger = logging.getLogger(__name__)
 
-EPISODE_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
+EPISODE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 """What an episode id may look like (it appears in URLs, logs and file names)."""
 
 
@@ -94,7 +94,7 @@ class Gateway:
     def _delta_ids(self, branch: Branch, new: list[dict[str, Any]]) -> list[int]:
         """Ids of ``new`` messages appended after the branch's last generated turn."""
         fmt = self.format
-        texts = [fmt.message_text({"role": m.get("role"), "content": _text(m)}) for m in new]
+        texts = [fmt.message_text({"role": m.get("role"), "content": render_text(m)}) for m in new]
         gp = self._gen_prompt
         for i, text in enumerate(texts[:-1]):
             if gp and not text.endswith(gp):
@@ -108,7 +108,8 @@ class Gateway:
     def episode(self, episode_id: str, *, create: bool = True) -> Episode:
         """The episode named ``episode_id`` (opened on first use when ``create``)."""
         if not EPISODE_ID.match(episode_id):
-            raise GatewayError("an episode id is 1-128 of A-Z a-z 0-9 . _ : -", 400, "episode")
+            raise GatewayError("an episode id is 1-128 of A-Z a-z 0-9 . _ - starting with a "
+                               "letter or digit", 400, "episode")
         ep = self.episodes.get(episode_id)
         if ep is None:
             if not create:
@@ -202,12 +203,6 @@ class Gateway:
             "length" if gen.finish_reason == "length" else "stop")
         return ChatResult(reply, finish, len(full) if full is not None else 0,
                           len(gen.token_ids), branch.index, gen.policy_version, mismatch)
-
-
-def _text(message: dict[str, Any]) -> str:
-    from .messages import render_text
-
-    return render_text(message)
 
 
 __all__ = ["EPISODE_ID", "ChatResult", "Gateway", "GatewayLimits"]
