@@ -1,0 +1,312 @@
+"""More official WebArena-Lite templates on the bundled data: periods and payments in the admin
+panel, price changes, purchases chosen by rating, bulk forum votes, my issues (see
+:mod:`.twin_ports_shop` for the shape of a port)."""
+
+from __future__ import annotations
+
+import calendar
+from collections.abc import Iterator
+from typing import Any
+
+from .sites.data_forum import FORUM_USER
+from .sites.data_map import format_minutes, route
+from .taskgen import (
+    ROWS,
+    Candidate,
+    click,
+    fact,
+    goto,
+    html_check,
+    select,
+    stop,
+    type_,
+    value_of,
+)
+from .templates_more import _places
+from .twin_ports_shop import A, Dbs, Port, S, port
+
+G, M, R = "__GITLAB__", "__MAP__", "__REDDIT__"
+
+
+def _month(ym: str) -> str:
+    return f"{calendar.month_name[int(ym[5:7])]} {ym[:4]}"
+
+
+def reviews_in_month(dbs: Dbs) -> Iterator[Candidate]:
+    """how many reviews the shop received in a month (string_match)."""
+    for ym, n in dbs["shopping_admin"].execute(
+            "SELECT substr(created, 1, 7), COUNT(*) FROM reviews GROUP BY 1 ORDER BY 1"):
+        yield port({"time": f"in {_month(ym)}"}, A, [click("Reviews", "link"), stop(str(n))],
+                   answers={"must_include": [str(n)]})
+
+
+def monthly_complete(dbs: Dbs) -> Iterator[Candidate]:
+    """complete orders per month over a quarter, as MM:COUNT (string_match)."""
+    db = dbs["shopping_admin"]
+    for year in ("2022", "2023"):
+        for q in range(4):
+            months = [f"{year}-{m:02d}" for m in range(3 * q + 1, 3 * q + 4)]
+            counts = [db.execute("SELECT COUNT(*) FROM orders WHERE status = 'complete' AND "
+                                 "substr(created, 1, 7) = ?", (m,)).fetchone()[0] for m in months]
+            parts = [f"{m[5:]}:{n}" for m, n in zip(months, counts, strict=True)]
+            period = (f"from {calendar.month_name[3 * q + 1]} to "
+                      f"{calendar.month_name[3 * q + 3]} {year}")
+            yield port({"period": period}, A, [
+                click("Orders", "link"), click("Complete", "link"), stop(", ".join(parts))],
+                answers={"must_include": parts})
+
+
+def payment_difference(dbs: Dbs) -> Iterator[Candidate]:
+    """total of the last N orders of one status minus that of another (string_match)."""
+    db = dbs["shopping_admin"]
+    statuses = ("complete", "canceled", "pending", "processing")
+
+    def last(status: str, n: int) -> float:
+        rows = db.execute("SELECT total FROM orders WHERE status = ? ORDER BY created DESC, id "
+                          "DESC LIMIT ?", (status, n)).fetchall()
+        return round(sum(r[0] for r in rows), 2)
+
+    for n in (2, 3, 4, 5):
+        for a in statuses:
+            for b in statuses:
+                if a != b:
+                    diff = f"{abs(last(a, n) - last(b, n)):,.2f}"
+                    yield port({"N": n, "status_1": a, "status_2": b}, A, [
+                        click("Orders", "link"), click(a.title(), "link"), stop(f"${diff}")],
+                        answers={"must_include": [diff]})
+
+
+def price_by(dbs: Dbs) -> Iterator[Candidate]:
+    """raise or cut the price of the product whose edit page is open (program_html)."""
+    for k, p in enumerate(dbs["shopping_admin"].execute("SELECT * FROM products ORDER BY id")):
+        action = ("Increase", "Reduce")[k % 2]
+        if k % 4 < 2:
+            amount, delta = "$5", 5.0
+        else:
+            amount, delta = "15%", round(p["price"] * 0.15, 2)
+        new = f"{round(p['price'] + (delta if action == 'Increase' else -delta), 2):.2f}"
+        url = f"{A}/products/{p['id']}"
+        yield port({"amount": amount, "action": action}, url, [
+            type_("Price", new), click("Save", "button"), stop()],
+            html=[html_check(url, value_of("product-price"), exact=new)])
+
+
+def out_of_stock(dbs: Dbs) -> Iterator[Candidate]:
+    """set the stock of every product of a kind to 0 (program_html on each product form)."""
+    db = dbs["shopping_admin"]
+    kinds: dict[str, list[Any]] = {}
+    for p in db.execute("SELECT * FROM products ORDER BY id"):
+        kinds.setdefault(p["name"].split(" ", 2)[2], []).append(p)
+    for kind, ps in sorted(kinds.items()):
+        if 2 <= len(ps) <= 4:
+            steps = []
+            for p in ps:
+                steps += [goto(f"{A}/products/{p['id']}"), type_("Quantity", "0"),
+                          click("Save", "button")]
+            yield port({"product": kind.lower()}, A, [*steps, stop()], html=[
+                html_check(f"{A}/products/{p['id']}", value_of("product-stock"), exact="0")
+                for p in ps])
+
+
+def _buy(p: Any) -> list[dict[str, Any]]:
+    return [goto(f"{S}/product/{p['id']}"), click("Add to Cart", "button"),
+            click("Proceed to Checkout", "button"), stop()]
+
+
+def _bought(name: str) -> dict[str, Any]:
+    return {"url": f"{S}/account/orders/", "html": [
+        html_check("last", ROWS, include=[name]), html_check("last", fact("Status"),
+                                                             exact="Pending")]}
+
+
+def _rated(dbs: Dbs) -> list[Any]:
+    return dbs["shopping"].execute(
+        "SELECT p.*, c.name AS cat, ROUND(AVG(r.rating), 2) AS rating, COUNT(r.id) AS n FROM "
+        "products p JOIN categories c ON c.id = p.category_id JOIN reviews r ON r.product_id = "
+        "p.id WHERE p.status = 'enabled' AND p.stock > 0 GROUP BY p.id").fetchall()
+
+
+def best_within_budget(dbs: Dbs) -> Iterator[Candidate]:
+    """buy the best-rated product of a category within a budget, when one is (program_html)."""
+    rows = _rated(dbs)
+    for cat in sorted({r["cat"] for r in rows}):
+        for budget in (50, 100, 200, 400):
+            fits = sorted((r for r in rows if r["cat"] == cat and r["price"] <= budget),
+                          key=lambda r: -r["rating"])
+            if len(fits) >= 2 and fits[0]["rating"] > fits[1]["rating"]:
+                yield port({"product_category": cat, "dollar_value": f"${budget}"}, S,
+                           _buy(fits[0]), **_bought(fits[0]["name"]))
+
+
+def best_cheapest(dbs: Dbs) -> Iterator[Candidate]:
+    """buy the best-rated, then cheapest, product of a category with 5+ reviews (program_html)."""
+    rows = _rated(dbs)
+    for cat in sorted({r["cat"] for r in rows}):
+        fits = sorted((r for r in rows if r["cat"] == cat and r["n"] >= 5),
+                      key=lambda r: (-r["rating"], r["price"]))
+        if fits:
+            yield port({"category": cat}, S, _buy(fits[0]), **_bought(fits[0]["name"]))
+
+
+def reorder(dbs: Dbs) -> Iterator[Candidate]:
+    """order again a product of one of my canceled orders (program_html)."""
+    for p, created in dbs["shopping"].execute(
+            "SELECT p.id, o.created FROM order_items i JOIN orders o ON o.id = i.order_id JOIN "
+            "products p ON p.id = i.product_id WHERE o.customer_id = 1 AND o.status = "
+            "'canceled' AND p.status = 'enabled' AND p.stock > 0 ORDER BY o.id").fetchall():
+        row = dbs["shopping"].execute("SELECT * FROM products WHERE id = ?", (p,)).fetchone()
+        yield port({"product": row["name"], "time": f"in {_month(created)}"}, S, _buy(row),
+                   **_bought(row["name"]))
+
+
+def _my_votes(dbs: Dbs) -> set[int]:
+    return {r[0] for r in dbs["reddit"].execute(
+        "SELECT v.post_id FROM votes v JOIN users u ON u.id = v.user_id WHERE u.username = ?",
+        (FORUM_USER[0],))}
+
+
+def _vote_all(dbs: Dbs, button: str, delta: int) -> Iterator[Candidate]:
+    db = dbs["reddit"]
+    voted = _my_votes(dbs)
+    groups: dict[tuple[str, str], list[Any]] = {}
+    for p in db.execute("SELECT p.*, f.name AS forum, u.username FROM posts p JOIN forums f ON "
+                        "f.id = p.forum_id JOIN users u ON u.id = p.user_id ORDER BY p.id"):
+        groups.setdefault((p["username"], p["forum"]), []).append(p)
+    for (user, forum), ps in sorted(groups.items()):
+        if user != FORUM_USER[0] and not voted & {p["id"] for p in ps}:
+            steps = []
+            for p in ps:
+                steps += [goto(f"{R}/f/{forum}/{p['id']}"), click(button, "button")]
+            yield port({"user": user, "subreddit": forum}, R, [*steps, stop()], html=[
+                html_check(f"{R}/f/{forum}/{p['id']}", fact("Score"),
+                           exact=str(p["score"] + delta)) for p in ps])
+
+
+def like_all(dbs: Dbs) -> Iterator[Candidate]:
+    """upvote every post of a user in a forum (program_html on each score)."""
+    yield from _vote_all(dbs, "Upvote", 1)
+
+
+def dislike_all(dbs: Dbs) -> Iterator[Candidate]:
+    """downvote every post of a user in a forum (program_html on each score)."""
+    yield from _vote_all(dbs, "Downvote", -1)
+
+
+def downvote_top(dbs: Dbs) -> Iterator[Candidate]:
+    """downvote the top k posts of a forum (program_html on each score)."""
+    db = dbs["reddit"]
+    voted = _my_votes(dbs)
+    for (forum,) in db.execute("SELECT name FROM forums ORDER BY id").fetchall():
+        top = db.execute("SELECT p.* FROM posts p JOIN forums f ON f.id = p.forum_id WHERE "
+                         "f.name = ? ORDER BY p.score DESC, p.id", (forum,)).fetchall()
+        for k in (1, 2, 3):
+            if len(top) > k and top[k - 1]["score"] != top[k]["score"] and \
+                    not voted & {p["id"] for p in top[:k]}:
+                steps = []
+                for p in top[:k]:
+                    steps += [goto(f"{R}/f/{forum}/{p['id']}"), click("Downvote", "button")]
+                yield port({"subreddit": forum, "k": k}, R, [*steps, stop()], html=[
+                    html_check(f"{R}/f/{forum}/{p['id']}", fact("Score"),
+                               exact=str(p["score"] - 1)) for p in top[:k]])
+
+
+MAIN = "document.querySelector('main').innerText"
+"""Locator: the text of the page's main region."""
+BOOKS = ("The Silent Orchard", "A Map of Small Rivers", "Winter at Kestrel Bay",
+         "The Lantern Keeper")
+MEETUP_DATES = ("Oct 21st", "Nov 4th", "Dec 2nd")
+
+
+def _forums(dbs: Dbs) -> list[str]:
+    return [r[0] for r in dbs["reddit"].execute("SELECT name FROM forums ORDER BY id")]
+
+
+def _post(forum: str, title: str, body: str, must: list[str]) -> dict[str, Any]:
+    """Expert steps and checks of a new submission in ``forum`` (the page it lands on)."""
+    return {"expert": [click("Submit", "link"), select("Forum", forum), type_("Title", title),
+                       type_("Body", body), click("Create submission", "button"), stop()],
+            "url": f"{R}/f/{forum}", "html": [html_check("last", MAIN, include=must)]}
+
+
+def book_review(dbs: Dbs) -> Iterator[Candidate]:
+    """a review post of a book, with my comment, in the books forum (url + program_html)."""
+    if "books" not in _forums(dbs):
+        return
+    for book in BOOKS:
+        for content in ("Loved the ending", "Slow start, great middle", "Not for me"):
+            post = _post("books", book, content, [book, content])
+            yield port({"book": book, "content": content}, R, post.pop("expert"), **post)
+
+
+def recommendations(dbs: Dbs) -> Iterator[Candidate]:
+    """a request for product recommendations in a named forum (url + program_html)."""
+    for forum in _forums(dbs):
+        for category, price in (("headphones", "$100"), ("a tent", "$200"), ("a camera", "$500")):
+            title = f"Recommendations for {category} under {price}?"
+            post = _post(forum, title, f"Looking for {category} within {price}.",
+                         [category, price])
+            yield port({"category": category, "price": price, "subreddit": forum}, R,
+                       post.pop("expert"), **post)
+
+
+def meetup(dbs: Dbs) -> Iterator[Candidate]:
+    """a virtual meetup notice in a named forum (url + program_html)."""
+    for forum in _forums(dbs):
+        for date in MEETUP_DATES:
+            title = f"Virtual meetup for {forum} enthusiasts on {date}"
+            post = _post(forum, title, "Everyone is welcome.", [forum, date])
+            yield port({"interest": forum, "date": date, "subreddit": forum}, R,
+                       post.pop("expert"), **post)
+
+
+def ml_post(dbs: Dbs) -> Iterator[Candidate]:
+    """a post on what machine learning could do for a named forum's field (url + html)."""
+    for forum in _forums(dbs):
+        post = _post(forum, f"How could machine learning help {forum}?",
+                     "Curious about your ideas.", ["machine learning"])
+        yield port({"subreddit": forum}, R, post.pop("expert"), **post)
+
+
+def my_latest_issue(dbs: Dbs) -> Iterator[Candidate]:
+    """my latest created issue with a keyword in its title: open or closed (string + url)."""
+    db = dbs["gitlab"]
+    mine = db.execute("SELECT i.*, p.namespace || '/' || p.name AS path FROM issues i JOIN "
+                      "projects p ON p.id = i.project_id WHERE i.author_id = 1 ORDER BY "
+                      "i.created DESC, i.id DESC").fetchall()
+    words = sorted({w.strip(".,:").lower() for i in mine for w in i["title"].split()
+                    if len(w) > 4})
+    for w in words:
+        hits = [i for i in mine if w in i["title"].lower()]
+        if len(hits) >= 2 and hits[0]["created"] == hits[1]["created"]:
+            continue
+        i = hits[0]
+        state = "closed" if i["state"] == "closed" else "open"
+        url = f"{G}/{i['path']}/-/issues/{i['iid']}"
+        yield port({"keyword": w}, G, [goto(url), stop(state)],
+                   answers={"must_include": [state]}, url=url)
+
+
+def hotels_within(dbs: Dbs) -> Iterator[Candidate]:
+    """hotels within n minutes' walk of a place, with their walking times (string_match)."""
+    places = _places(dbs["map"])
+    hotels = [h for h in places if h["category"] == "hotel"]
+    for p in places[::4]:
+        times = sorted((route(h["lat"], h["lon"], p["lat"], p["lon"], "foot")[1], h["name"])
+                       for h in hotels if h["id"] != p["id"])
+        for n in (30, 60, 120):
+            near = [(t, name) for t, name in times if t <= n]
+            if near and all(abs(t - n) > 2 for t, _ in times):
+                yield port({"location": p["name"], "n": n}, M, [
+                    type_("Search", p["name"], enter=True), click(p["name"], "link"),
+                    click("Nearby places", "link"), click("Hotel", "link"),
+                    stop(", ".join(f"{name} ({format_minutes(t)})" for t, name in near))],
+                    answers={"must_include": [name for _t, name in near]}, login=False)
+
+
+PORTS_EXTRA: dict[int, Port] = {
+    248: reviews_in_month, 270: monthly_complete, 367: payment_difference, 247: price_by,
+    287: out_of_stock, 172: best_within_budget, 216: best_cheapest, 156: reorder,
+    25: like_all, 1510: dislike_all, 24: downvote_top, 500: my_latest_issue, 41: hotels_within,
+    9: book_review, 15: recommendations, 16: meetup, 19: ml_post,
+}
+"""Official template id -> port."""
