@@ -23,9 +23,11 @@ A WebArena-Verified task's ``eval`` (a list of checks) goes to :mod:`.official_v
 Deviations, each of which can only lower a score: a reference that is a number matches only a
 whole number of the answer (``"2"`` is not in ``"12"``; WebArena does this for one-character
 references only), an answer whose numbers are not all in the references or the intent scores 0
-(a list of candidates), a final URL that repeats a gold query key with values the gold does
-not name scores 0 (``?sort=a&sort=b``), and every key, type, locator or helper this module does
-not implement makes the result an error with score 0 (WebArena skips some unknown keys).
+(a list of candidates), an answer that is code scores 0 when a reference is a number
+(:mod:`.answer_code`: ``sys.exit(0)`` and ``return 0`` hold a ``0`` by accident), a final
+URL that repeats a gold query key with values the gold does not name scores 0
+(``?sort=a&sort=b``), and every key, type, locator or helper this module does not implement
+makes the result an error with score 0 (WebArena skips some unknown keys).
 ``|OR|`` splits ``must_include`` items of answers as it does those of pages (official task 94),
 and a ``must_include`` given as one string is one reference (official task 81; WebArena's
 assertion fails there, an older harness checked the string letter by letter).
@@ -42,6 +44,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from agentgym.errors import is_infrastructure_error
 
+from .answer_code import code_in
 from .judges import Judge, NormalizedJudge
 from .official_helpers import EvalSpecError, SiteHelpers, parse_call
 from .official_verified import verified_score
@@ -135,6 +138,19 @@ def _texts(value: Any) -> list[str]:
     return [value] if isinstance(value, str) else [str(v) for v in value or ()]
 
 
+def numeric_references(refs: Any) -> set[str]:
+    """The canonical numbers of the references that are numbers (``"2"``, ``"$9.99"``, each
+    ``|OR|`` alternative of ``"65 |OR| 3"``); empty when no reference is one."""
+    found: set[str] = set()
+    for value in refs.values() if isinstance(refs, dict) else ():
+        for text in _texts(value):
+            for alt in text.split(OR):
+                want = clean_answer(alt)
+                if _NUMERIC_REF.match(want):
+                    found |= numbers_in(want)
+    return found
+
+
 _SCALE = re.compile(r"(?:\bout of|/)\s*\d+(?:\.\d+)?")
 
 
@@ -163,6 +179,10 @@ async def string_score(spec: dict[str, Any], pred: str, intent: str, judge: Judg
     hedged = hedged_numbers(refs, pred, intent)
     if hedged:
         notes.append(f"the answer names numbers that are not the answer: {sorted(hedged)[:10]}")
+        return 0.0
+    code = code_in(pred) if numeric_references(refs) else ""
+    if code:  # a program holds small numbers by accident: sys.exit(0), return 0
+        notes.append(f"the answer is code, not a statement of a number: {code}")
         return 0.0
     score = 1.0
     for kind, value in refs.items():
