@@ -48,6 +48,11 @@ class SeatEnv(AgentEnv):
         self._pending = 0.0
 
     @property
+    def reward_probe_exemptions(self) -> dict[str, str]:
+        """The game's opt-outs of reward probe classes, with reasons (``check_rewards``)."""
+        return dict(getattr(self.env, "reward_probe_exemptions", None) or {})
+
+    @property
     def task_set(self) -> Any:
         """The wrapped env's tasks (for the evaluator and the trainers' samplers)."""
         return getattr(self.env, "task_set", None)

@@ -39,16 +39,6 @@ def _cases(heavy_all_slow: bool = False) -> list:
     return cases
 
 
-PROBE_EXEMPTIONS = {
-    "games": {
-        "echo": "the observation lists the legal moves, so echoing it plays one; doing nothing "
-                "forfeits (-1), and a move beats a forfeit by the game's rules",
-        "always_equal": "any text naming a legal move plays it ('def __call__' names 'call')",
-    },
-}
-"""Probe classes skipped per namespace in this suite, with the reason (shown in the report)."""
-
-
 def _make_or_skip(env_id, single_agent=False):
     try:
         env = agentgym.make(env_id)
@@ -137,10 +127,10 @@ def test_check_rewards(env_id):
     """No degenerate or adversarial policy earns more than doing nothing (issue 24)."""
     env = _single_agent_or_skip(env_id)
     costly = agentgym.spec(env_id).family in COSTLY_FAMILIES
-    skip = dict(PROBE_EXEMPTIONS.get(env_id.split("/")[0], {}))
+    skip: dict[str, str] = {}
     if costly:
-        skip.update({k: "default suite: the slow test runs this class" for k in PROBE_KINDS
-                     if k not in CODE_PROBES and k not in skip})
+        skip = {k: "default suite: the slow test runs this class" for k in PROBE_KINDS
+                if k not in CODE_PROBES}
     try:
         result = check_rewards(env, seeds=1 if costly else 3, cheap=costly, skip=skip)
     finally:

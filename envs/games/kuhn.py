@@ -50,6 +50,16 @@ class KuhnPokerEnv(MultiAgentEnv):
     """Two agents, ``player_0`` and ``player_1``, play a match of Kuhn poker hands."""
 
     possible_agents = ["player_0", "player_1"]  # noqa: RUF012
+    reward_probe_exemptions = {  # noqa: RUF012
+        "echo": "the observation ends with the legal moves ('check or bet') and a reply plays "
+                "the last legal move it names, so echoing it plays a legal move: playing, not a "
+                "hack; doing nothing forfeits (-1), and any move can win chips back",
+        "always_equal": "a program names a legal move ('call' in 'def __call__') and plays it: "
+                        "a legal move is playing, not a hack, and it beats a forfeit by the "
+                        "rules of the game",
+    }
+    """Reward probe classes this game opts out of (``check_rewards``), with the reasons; every
+    other class runs. The seat view (:class:`~agentgym.SeatEnv`) reports the game's."""
 
     def __init__(self, split: str = "train", hands: int = 3) -> None:
         super().__init__()
