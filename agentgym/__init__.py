@@ -30,7 +30,9 @@ from .errors import (
     ToolNotFound,
     ToolSchemaError,
 )
+from .gated import GatedReward
 from .hookspecs import hookimpl
+from .multiagent import IllegalAction, MultiAgentEnv
 from .plugins import PluginWarning, get_plugin_manager, get_registry, register_plugin
 from .registry import EnvSpec, all_specs, list_envs, make, register, spec
 from .sandbox import (
@@ -43,6 +45,7 @@ from .sandbox import (
     SandboxTimeout,
     SandboxUnavailable,
 )
+from .seat import SeatEnv
 from .specs import load_entry_point
 from .taskenv import TaskToolEnv
 from .tasks import Task, TaskSet
@@ -60,8 +63,11 @@ __all__ = [
     "EnvError",
     "EnvNotFound",
     "EnvSpec",
+    "GatedReward",
+    "IllegalAction",
     "InfrastructureError",
     "MissingExtra",
+    "MultiAgentEnv",
     "NameNotFound",
     "Observation",
     "PluginError",
@@ -77,6 +83,7 @@ __all__ = [
     "SandboxRunError",
     "SandboxTimeout",
     "SandboxUnavailable",
+    "SeatEnv",
     "SplitLeakError",
     "StepResult",
     "Task",
