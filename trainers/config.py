@@ -47,6 +47,12 @@ class TrainConfig:
     """Held-out split for evaluation; never trained on."""
     eval_tasks: int = 0
     """Evaluate on the first N tasks of the eval split; 0 = all of them."""
+    rollout_source: str = "engine"
+    """``engine`` (agentgym runs the agent loop) or ``gateway``: agent programs named in
+    ``gateway`` play through an OpenAI-compatible gateway (trainers/gateway_rollouts.py)."""
+    gateway: dict[str, Any] = field(default_factory=dict)
+    """With ``rollout_source: gateway``: ``agent`` (command), ``reward`` (env, posted or
+    module:function), ``timeout_s``, ``mcp``, ``concurrency``; see docs/gateway.md."""
 
     # -- model and rollout policy -------------------------------------------------------------
     model: str = "smollm2-135m"
@@ -301,6 +307,9 @@ class TrainConfig:
         if self.max_version_lag < -1:
             raise ConfigError(
                 f"max_version_lag must be -1 (off) or more, got {self.max_version_lag}")
+        if self.rollout_source not in ("engine", "gateway"):
+            raise ConfigError(f"rollout_source must be engine or gateway, not "
+                              f"{self.rollout_source!r}")
         if self.env_backend not in ("asyncio", "ray"):
             raise ConfigError(f"env_backend must be asyncio or ray, not {self.env_backend!r}")
         if self.partial_rollouts and not self.async_rollouts:

@@ -114,7 +114,12 @@ class GRPOTrainer:
 
             self.selfplay = SelfPlay(self)
         extra = self.selfplay.env_kwargs() if self.selfplay is not None else {}
-        self.rollouts = Rollouts(cfg, self.policy, self.max_turns, extra_env_kwargs=extra)
+        if cfg.rollout_source == "gateway":  # issue 28: external agents through the gateway
+            from .gateway_rollouts import GatewayRollouts
+
+            self.rollouts = GatewayRollouts(cfg, self.policy, self.max_turns)
+        else:
+            self.rollouts = Rollouts(cfg, self.policy, self.max_turns, extra_env_kwargs=extra)
         main = self.dist.is_main
         self.metrics = MetricsLogger(cfg.output_dir, tensorboard=cfg.tensorboard,
                                      wandb=cfg.wandb, config=cfg.to_dict(), enabled=main)

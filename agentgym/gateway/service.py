@@ -58,8 +58,14 @@ class Gateway:
     """Serves a :class:`Policy` to external agents and records their episodes token-exactly."""
 
     def __init__(self, policy: Policy, *, limits: GatewayLimits | None = None,
-                 model_name: str | None = None) -> None:
+                 model_name: str | None = None, temperature: float | None = None,
+                 top_p: float | None = None) -> None:
         self.policy = policy
+        self.temperature = temperature
+        """Sampling temperature of every call, whatever the agent asks (a trainer sets it: the
+        behaviour log-probs must be those of the temperature it trains with); None: the agent's."""
+        self.top_p = top_p
+        """Nucleus mass of every call, as :attr:`temperature`; None: the agent's."""
         self.limits = limits or GatewayLimits()
         self.model_name = model_name or str(policy.describe().get("model", policy.name))
         self.episodes: dict[str, Episode] = {}
@@ -181,7 +187,8 @@ class Gateway:
         want = max_tokens if max_tokens is not None else self.limits.max_new_tokens
         sampling = SamplingParams(
             max_tokens=max(1, min(want, self.limits.max_new_tokens, room)),
-            temperature=temperature, top_p=top_p, stop=stop,
+            temperature=self.temperature if self.temperature is not None else temperature,
+            top_p=self.top_p if self.top_p is not None else top_p, stop=stop,
             seed=seed if seed is not None else derive_seed(ep.id, branch.index, len(messages)))
         turn = len(branch.trajectory.turn_spans)
         gen = await self.policy.agenerate(

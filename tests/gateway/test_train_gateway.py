@@ -1,0 +1,57 @@
+"""``rollout_source: gateway``: the trainer runs agent programs, trains on what they recorded."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from agentgym.trainers import GRPOTrainer, load_config
+
+pytest.importorskip("openai")
+
+AGENT = str(Path(__file__).parent / "agents" / "openai_mcp_agent.py")
+TINY = [
+    "env=shop/price-v0", "model=agentgym.trainers.tiny:tiny_llama", "device=cpu",
+    "tasks_per_step=1", "group_size=2", "max_new_tokens=8", "max_turns=2", "lr=0.01",
+    "micro_batch_size=4", "eval_every=0", "eval_at_start=false", "tensorboard=false",
+    "progress=false", "torch_threads=1", "max_batch_size=8", "steps=1", "eval_tasks=1",
+    "rollout_source=gateway",
+]
+
+
+def _trainer(tmp_path: Path, agent: list[str], **gateway: object) -> GRPOTrainer:
+    cfg = load_config(None, [*TINY, f"output_dir={tmp_path / 'run'}"])
+    cfg.gateway = {"agent": agent, "timeout_s": 120, **gateway}
+    trainer = GRPOTrainer(cfg)
+    trainer.setup()
+    return trainer
+
+
+def test_a_real_agent_program_trains_through_the_gateway(tmp_path: Path) -> None:
+    trainer = _trainer(tmp_path, [sys.executable, AGENT, "2"])
+    try:
+        result = trainer.rollouts.groups(trainer._task_ids("train")[:1], 0)
+        assert [len(g) for g in result.groups] == [2] and result.aborted == 0
+        for t in (t for g in result.groups for t in g):
+            assert t.exact_tokens and t.turns >= 1 and t.token_ids[: len(t.prompt_ids)]
+            assert sum(t.loss_mask) == sum(b - a for a, b in t.turn_spans) > 0
+        metrics = trainer.step()
+        assert metrics["episodes"] == 2 and metrics["aborted"] == 0
+    finally:
+        trainer.close()
+
+
+def test_crashing_and_hanging_agents_are_aborted_with_the_reason(tmp_path: Path) -> None:
+    crash = [sys.executable, "-c", "import sys; sys.stderr.write('boom'); sys.exit(3)"]
+    trainer = _trainer(tmp_path, crash, mcp=False)
+    try:
+        [group] = trainer.rollouts.groups(trainer._task_ids("train")[:1], 0).groups
+        assert all(t.aborted and "status 3" in t.reason and "boom" in t.reason for t in group)
+        trainer.rollouts.settings = type(trainer.rollouts.settings)(
+            agent=(sys.executable, "-c", "import time; time.sleep(600)"), timeout_s=2, mcp=False)
+        [group] = trainer.rollouts.groups(trainer._task_ids("train")[:1], 1).groups
+        assert all(t.aborted and t.reason.startswith("agent hung") for t in group)
+    finally:
+        trainer.close()

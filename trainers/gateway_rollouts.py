@@ -1,0 +1,259 @@
+"""Rollout source ``gateway``: external agent programs play the episodes, the gateway records them.
+
+``rollout_source: gateway`` in a train config replaces the engine's rollouts by this one. For
+every (task, sample) the trainer starts one copy of the agent command (any program) with::
+
+    OPENAI_BASE_URL     http://127.0.0.1:PORT/episodes/<episode>/v1   (the gateway)
+    OPENAI_API_KEY      the gateway's bearer token (fresh per run)
+    AGENTGYM_MCP_URL    http://127.0.0.1:PORT/mcp  (the env's tools, `agentgym serve --mcp`)
+    AGENTGYM_TASK_ID    the task to play (the agent calls MCP ``reset`` with it)
+    AGENTGYM_EPISODE_ID the gateway episode id
+
+The reward (``gateway.reward``):
+
+- ``env`` (default): the model's tool calls, as the gateway recorded them, are replayed in a
+  fresh env on the same task; its return is the reward. The agent cannot claim a reward: only
+  what the model generated counts, whatever the agent did with the MCP tools.
+- ``posted``: whatever ``POST /episodes/<id>/reward`` set (0 when nothing was posted).
+- ``module:function``: ``function(trajectory, task_id)`` returns the reward.
+
+An agent that exits non-zero, or is still running after ``gateway.timeout_s`` (its whole process
+group is killed), is an aborted episode with the reason. Every branch of an episode is a row of
+its task's group, with the episode's reward.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import importlib
+import logging
+import os
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import agentgym
+from agentgym.gateway import Gateway, GatewayLimits, GatewayServer
+from agentgym.policies import Policy
+from agentgym.rollout import Trajectory
+from agentgym.serve.guard import GuardSettings, new_token
+
+from .config import ConfigError, TrainConfig
+from .distributed import DistInfo, all_sum
+from .rollouts import RolloutResult
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class AgentSettings:
+    """The ``gateway:`` section of a train config."""
+
+    agent: tuple[str, ...]
+    """The agent command (a list, or one shell-like string)."""
+    reward: str = "env"
+    """``env``, ``posted`` or ``module:function``."""
+    timeout_s: float = 300.0
+    """An agent still running after this is killed and its episode aborted."""
+    mcp: bool = True
+    """Serve the env's tools over MCP (``AGENTGYM_MCP_URL``)."""
+    concurrency: int = 8
+    """Agents running at once."""
+
+    @classmethod
+    def from_config(cls, section: dict[str, Any]) -> AgentSettings:
+        """Read and check the section."""
+        agent = section.get("agent")
+        if isinstance(agent, str):
+            agent = shlex.split(agent)
+        if not agent or not all(isinstance(a, str) for a in agent):
+            raise ConfigError("gateway.agent must name the agent command (a list or a string)")
+        extra = set(section) - {"agent", "reward", "timeout_s", "mcp", "concurrency"}
+        if extra:
+            raise ConfigError(f"unknown gateway settings: {sorted(extra)}")
+        out = cls(tuple(agent), str(section.get("reward", "env")),
+                  float(section.get("timeout_s", 300.0)), bool(section.get("mcp", True)),
+                  int(section.get("concurrency", 8)))
+        if out.reward not in ("env", "posted") and ":" not in out.reward:
+            raise ConfigError("gateway.reward must be env, posted or module:function")
+        if out.timeout_s <= 0 or out.concurrency < 1:
+            raise ConfigError("gateway.timeout_s and gateway.concurrency must be positive")
+        return out
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class GatewayRollouts:
+    """Train and eval rollouts played by agent programs through a gateway over ``policy``."""
+
+    def __init__(self, cfg: TrainConfig, policy: Policy, max_turns: int) -> None:
+        self.cfg, self.max_turns = cfg, max_turns
+        self.settings = AgentSettings.from_config(cfg.gateway)
+        self._reward_fn = None
+        if self.settings.reward not in ("env", "posted"):
+            module, _, name = self.settings.reward.partition(":")
+            self._reward_fn = getattr(importlib.import_module(module), name)
+        self.token = new_token()
+        self.gateway = Gateway(policy, limits=GatewayLimits(
+            max_new_tokens=cfg.max_new_tokens, max_context_tokens=cfg.max_tokens),
+            temperature=cfg.temperature, top_p=cfg.top_p)
+        self.server = GatewayServer(self.gateway, guard=GuardSettings(token=self.token)).start()
+        self._mcp: dict[str, tuple[subprocess.Popen[bytes], str]] = {}
+
+    # -- MCP env servers -----------------------------------------------------------------------
+
+    def _mcp_url(self, split: str) -> str:
+        if not self.settings.mcp:
+            return ""
+        if split not in self._mcp:
+            port = _free_port()
+            cmd = [sys.executable, "-m", "agentgym.cli", "serve", self.cfg.env, "--mcp",
+                   "--transport", "http", "--port", str(port), "--split", split]
+            proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                    start_new_session=True)
+            self._mcp[split] = (proc, f"http://127.0.0.1:{port}/mcp")
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:
+                if proc.poll() is not None:
+                    raise RuntimeError(f"the MCP server of {self.cfg.env} exited "
+                                       f"({proc.returncode})")
+                with socket.socket() as s:
+                    if s.connect_ex(("127.0.0.1", port)) == 0:
+                        break
+                time.sleep(0.2)
+        return self._mcp[split][1]
+
+    # -- one episode ---------------------------------------------------------------------------
+
+    def _play(self, task_id: str, episode: str, split: str) -> tuple[str, str]:
+        """Run the agent for ``episode``; returns ``(abort reason or "", stderr tail)``."""
+        env = {**os.environ, "OPENAI_BASE_URL": self.server.base_url(episode),
+               "OPENAI_API_KEY": self.token, "AGENTGYM_MCP_URL": self._mcp_url(split),
+               "AGENTGYM_TASK_ID": task_id, "AGENTGYM_EPISODE_ID": episode}
+        proc = subprocess.Popen(list(self.settings.agent), env=env, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, start_new_session=True)
+        try:
+            _, err = proc.communicate(timeout=self.settings.timeout_s)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            return f"agent hung: still running after {self.settings.timeout_s:g}s (killed)", ""
+        finally:
+            try:  # leftovers of the agent's process group
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        tail = err.decode("utf-8", "replace")[-400:].strip()
+        if proc.returncode != 0:
+            return f"agent exited with status {proc.returncode}: {tail}", tail
+        return "", tail
+
+    def _reward(self, traj: Trajectory, task_id: str, split: str) -> tuple[float, dict[str, Any]]:
+        """The episode's reward from the env replay or the reward function."""
+        if self._reward_fn is not None:
+            return float(self._reward_fn(traj, task_id)), {}
+        env = agentgym.make(self.cfg.env, split=split, max_turns=self.max_turns,
+                            **self.cfg.env_kwargs)
+        try:
+            env.reset(options={"task_id": task_id})
+            total, info = 0.0, {}
+            for message in traj.messages:
+                if message.get("role") != "assistant" or "tool_calls" not in message:
+                    continue
+                action = {"role": "assistant", "content": message.get("content") or "",
+                          "tool_calls": message["tool_calls"]}
+                _, reward, terminated, truncated, info = env.step(action)
+                total += float(reward)
+                if terminated or truncated:
+                    break
+            return total, dict(info or {})
+        finally:
+            env.close()
+
+    def _episode(self, task_id: str, sample: int, group: str, split: str) -> list[Trajectory]:
+        episode = f"{group.replace(':', '-').replace('/', '-')}-{sample}-{new_token()[:8]}"
+        reason, _ = self._play(task_id, episode, split)
+        trajs = self.gateway.collect(episode)
+        if not trajs:
+            reason = reason or "the agent made no model call"
+            trajs = [Trajectory(aborted=True)]
+        elif not reason:
+            if self.settings.reward == "posted":
+                reward, info = trajs[0].reward, {}
+            else:
+                reward, info = self._reward(trajs[-1], task_id, split)
+            for t in trajs:
+                t.reward, t.step_rewards, t.terminated = reward, [reward], True
+                t.info = {**info, **t.info}
+        for t in trajs:
+            t.task_id, t.sample_idx, t.group_id, t.env_id = task_id, sample, group, self.cfg.env
+            if reason:
+                t.aborted, t.reason, t.reward, t.step_rewards = True, reason, 0.0, [0.0]
+        return trajs
+
+    def _run(self, jobs: list[tuple[str, int, str]], split: str) -> list[Trajectory]:
+        workers = min(self.settings.concurrency, max(1, len(jobs)))
+        with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+            futures = [pool.submit(self._episode, t, i, g, split) for t, i, g in jobs]
+            return [t for f in futures for t in f.result()]
+
+    # -- the Rollouts interface ----------------------------------------------------------------
+
+    def groups(self, task_ids: list[str], round: int,
+               sizes: list[int] | None = None) -> RolloutResult:
+        """``group_size`` agent episodes of each task, grouped per task."""
+        t0 = time.perf_counter()
+        counts = sizes if sizes is not None else [self.cfg.group_size] * len(task_ids)
+        jobs = [(t, i, f"r{round}:{t}") for t, n in zip(task_ids, counts, strict=True)
+                for i in range(n)]
+        trajs = self._run(jobs, self.cfg.train_split)
+        by_group: dict[str, list[Trajectory]] = {}
+        for t in trajs:
+            by_group.setdefault(t.group_id, []).append(t)
+        return RolloutResult(
+            groups=list(by_group.values()), seconds=time.perf_counter() - t0,
+            generated_tokens=sum(t.num_generated_tokens for t in trajs),
+            aborted=sum(t.aborted for t in trajs),
+            extra={"branches": len(trajs), "mismatches": sum(
+                len(t.info.get("gateway", {}).get("mismatches", [])) for t in trajs)})
+
+    def evaluate(self, task_ids: list[str], dist_info: DistInfo) -> dict[str, float]:
+        """Held-out success of the agent, greedy (the gateway forces temperature 0)."""
+        t0 = time.perf_counter()
+        saved = self.gateway.temperature
+        self.gateway.temperature = 0.0
+        try:
+            trajs = self._run([(t, 0, f"eval:{t}") for t in task_ids], self.cfg.eval_split)
+        finally:
+            self.gateway.temperature = saved
+        firsts = {t.task_id: t for t in trajs}.values()  # one per episode (its last branch)
+        done = [t for t in firsts if not t.aborted]
+        wins, reward, count, aborted = all_sum(
+            [sum(t.success for t in done), sum(t.reward for t in done), len(done),
+             len(firsts) - len(done)], dist_info)
+        return {"success_greedy": wins / count if count else 0.0,
+                "reward_greedy": reward / count if count else 0.0,
+                "episodes_greedy": count, "aborted_greedy": aborted,
+                "eval_s": time.perf_counter() - t0}
+
+    def close(self) -> None:
+        """Stop the gateway and the MCP servers."""
+        self.server.stop()
+        for proc, _ in self._mcp.values():
+            try:
+                os.killpg(proc.pid, signal.SIGTERM)
+                proc.wait(10)
+            except (ProcessLookupError, subprocess.TimeoutExpired):
+                os.killpg(proc.pid, signal.SIGKILL)
+
+
+__all__ = ["AgentSettings", "GatewayRollouts"]
