@@ -97,15 +97,24 @@ def _sample(
 
 def cache_argument(model: Any) -> str:
     """The keyword a model's ``forward`` takes its KV cache by: ``cache`` (transformers 5.2x,
-    which deprecates ``past_key_values`` with a warning on every call) or ``past_key_values``."""
+    which deprecates ``past_key_values`` with a warning on every call) or ``past_key_values``.
+
+    Wrappers (DDP, FSDP, PEFT's LoRA) pass ``**kwargs`` on: the first module with a concrete
+    signature (the transformers model inside) decides.
+    """
     import inspect
 
-    forward = getattr(getattr(model, "module", model), "forward", None)
-    try:
-        params = inspect.signature(forward).parameters if forward is not None else {}
-    except (TypeError, ValueError):
-        params = {}
-    return "cache" if "cache" in params else "past_key_values"
+    modules = model.modules() if hasattr(model, "modules") else [model]
+    for module in modules:
+        try:
+            params = inspect.signature(module.forward).parameters
+        except (TypeError, ValueError, AttributeError):
+            continue
+        if "cache" in params:
+            return "cache"
+        if "past_key_values" in params:
+            return "past_key_values"
+    return "past_key_values"
 
 
 def output_cache(out: Any) -> Any:

@@ -48,3 +48,13 @@ def test_help_shows_no_literal_backticks(command):
     result = runner.invoke(app, [*command, "--help"], env={"COLUMNS": "120"})
     assert result.exit_code == 0, result.output
     assert "``" not in result.output, result.output
+
+
+def test_wrapped_models_pass_the_cache_by_its_current_name():
+    peft = pytest.importorskip("peft")
+    from agentgym.policies.hf_decode import cache_argument
+    from agentgym.trainers.tiny import tiny_llama
+
+    model, _ = tiny_llama()
+    lora = peft.get_peft_model(model, peft.LoraConfig(r=2, target_modules=["q_proj"]))
+    assert cache_argument(model) == cache_argument(lora) == "cache"
