@@ -10,6 +10,7 @@ from typing import Any
 
 from .sites.data_forum import FORUM_USER
 from .sites.data_map import format_minutes, route
+from .sites.shopping import CONTACT_PHONE
 from .taskgen import (
     ROWS,
     Candidate,
@@ -157,6 +158,130 @@ def reorder(dbs: Dbs) -> Iterator[Candidate]:
         row = dbs["shopping"].execute("SELECT * FROM products WHERE id = ?", (p,)).fetchone()
         yield port({"product": row["name"], "time": f"in {_month(created)}"}, S, _buy(row),
                    **_bought(row["name"]))
+
+
+COMMENT = "contact-comment"
+"""Id of the contact form's message field."""
+REASONS = ("a loyal customer", "a student", "a first-time buyer", "a teacher")
+
+
+def _contact(text: str) -> list[dict[str, Any]]:
+    return [click("Contact Us", "link"), type_("What's on your mind?", text), stop()]
+
+
+def _my_items(dbs: Dbs) -> list[Any]:
+    return dbs["shopping"].execute(
+        "SELECT p.name, i.price, i.qty, o.number, o.created FROM order_items i JOIN orders o ON "
+        "o.id = i.order_id JOIN products p ON p.id = i.product_id WHERE o.customer_id = 1 "
+        "ORDER BY o.id, i.id").fetchall()
+
+
+def service_phone(dbs: Dbs) -> Iterator[Candidate]:
+    """the customer service number, from the contact page (string_match)."""
+    yield port({}, S, [click("Contact Us", "link"), stop(CONTACT_PHONE)],
+               answers={"must_include": [CONTACT_PHONE]}, login=False)
+
+
+def refund_form(dbs: Dbs) -> Iterator[Candidate]:
+    """a refund request in the contact form with the order number and price (url + html)."""
+    for r in _my_items(dbs):
+        price = f"{r['price']:.2f}"
+        text = (f"I request a refund for the {r['name']} (order #{r['number']}, ${price}): it "
+                "broke after just three days of use.")
+        yield port({"product": r["name"], "order_id": r["number"]}, S, _contact(text),
+                   url=f"{S}/contact", html=[html_check(f"{S}/contact", value_of(COMMENT),
+                                                        include=[r["number"], price])])
+
+
+def refund_draft(dbs: Dbs) -> Iterator[Candidate]:
+    """a refund draft with the order id and the amount, not submitted (program_html)."""
+    for r in _my_items(dbs):
+        amount = f"{r['price'] * r['qty']:.2f}"
+        text = (f"Order {r['number']}: the {r['name']} broke after three days of use. Please "
+                f"refund ${amount}.")
+        yield port({"product": r["name"], "time": f"in {_month(r['created'])}"}, S,
+                   _contact(text), html=[html_check(f"{S}/contact", value_of(COMMENT),
+                                                    include=[r["number"], amount])])
+
+
+def coupon(dbs: Dbs) -> Iterator[Candidate]:
+    """a coupon request drafted in the contact form (url_match)."""
+    for reason in REASONS:
+        yield port({"reason": reason}, S, _contact(f"Could I have a coupon as {reason}?"),
+                   url=f"{S}/contact")
+
+
+def _spent(dbs: Dbs, where: str, args: tuple[Any, ...]) -> list[Any]:
+    return dbs["shopping"].execute(
+        f"SELECT * FROM orders WHERE customer_id = 1 AND {where} ORDER BY id", args).fetchall()
+
+
+def option_of_bought(dbs: Dbs) -> Iterator[Candidate]:
+    """the color of a product I bought in a month (string_match; the product page's color)."""
+    seen: dict[tuple[str, str], int] = {}
+    items = _my_items(dbs)
+    for r in items:
+        seen[(r["name"], _month(r["created"]))] = seen.get((r["name"], _month(r["created"])), 0) + 1
+    for r in items:
+        color = dbs["shopping"].execute("SELECT color FROM products WHERE name = ?",
+                                        (r["name"],)).fetchone()[0]
+        yield port({"option": "color", "product": r["name"], "time": f"in {_month(r['created'])}"},
+                   S, [click("My Account", "link"), click("My Orders", "link"),
+                       goto(f"{S}/account/orders/{r['number']}"), stop(color)],
+                   answers={"must_include": [color]})
+
+
+def spent_on_category(dbs: Dbs) -> Iterator[Candidate]:
+    """what I spent on a category in a year, canceled orders aside (string_match)."""
+    for cat, year, total in dbs["shopping"].execute(
+            "SELECT c.name, substr(o.created, 1, 4), SUM(i.price * i.qty) FROM order_items i "
+            "JOIN orders o ON o.id = i.order_id JOIN products p ON p.id = i.product_id JOIN "
+            "categories c ON c.id = p.category_id WHERE o.customer_id = 1 AND o.status != "
+            "'canceled' GROUP BY 1, 2 ORDER BY 1, 2"):
+        value = f"{total:,.2f}"
+        yield port({"category": cat, "time": year}, S, [
+            click("My Account", "link"), click("My Orders", "link"), stop(f"${value}")],
+            answers={"must_include": [value]})
+
+
+def canceled_refund(dbs: Dbs) -> Iterator[Candidate]:
+    """the refund due for my order canceled in a month, when one is (string_match)."""
+    months: dict[str, list[Any]] = {}
+    for o in _spent(dbs, "status = 'canceled'", ()):
+        months.setdefault(o["created"][:7], []).append(o)
+    for ym, orders in sorted(months.items()):
+        if len(orders) == 1:
+            value = f"{orders[0]['total']:,.2f}"
+            yield port({"time": _month(ym)}, S, [
+                click("My Account", "link"), click("My Orders", "link"), stop(f"${value}")],
+                answers={"must_include": [value]})
+
+
+def discounted_spend(dbs: Dbs) -> Iterator[Candidate]:
+    """what I paid in a month after 20% off orders over $200, canceled aside (string_match)."""
+    months: dict[str, float] = {}
+    for o in _spent(dbs, "status != 'canceled'", ()):
+        paid = o["total"] * 0.8 if o["total"] > 200 else o["total"]
+        months[o["created"][:7]] = months.get(o["created"][:7], 0.0) + paid
+    for ym, paid in sorted(months.items()):
+        value = f"{paid:,.2f}"
+        yield port({"time": f"in {_month(ym)}"}, S, [
+            click("My Account", "link"), click("My Orders", "link"), stop(f"${value}")],
+            answers={"must_include": [value]})
+
+
+def fulfilled_since(dbs: Dbs) -> Iterator[Candidate]:
+    """my complete orders in a period before 6/12/2023, and their total (string_match)."""
+    for period, start in (("over the past year", "2022-06-12"),
+                          ("over the past six months", "2022-12-12"),
+                          ("over the past three months", "2023-03-12")):
+        orders = _spent(dbs, "status = 'complete' AND created > ? AND created <= '2023-06-12'",
+                        (start,))
+        value = f"{sum(o['total'] for o in orders):,.2f}"
+        yield port({"period": period}, S, [
+            click("My Account", "link"), click("My Orders", "link"),
+            stop(f"{len(orders)} orders, ${value}")],
+            answers={"must_include": [str(len(orders)), value]})
 
 
 def _my_votes(dbs: Dbs) -> set[int]:
@@ -307,6 +432,8 @@ PORTS_EXTRA: dict[int, Port] = {
     248: reviews_in_month, 270: monthly_complete, 367: payment_difference, 247: price_by,
     287: out_of_stock, 172: best_within_budget, 216: best_cheapest, 156: reorder,
     25: like_all, 1510: dislike_all, 24: downvote_top, 500: my_latest_issue, 41: hotels_within,
-    9: book_review, 15: recommendations, 16: meetup, 19: ml_post,
+    9: book_review, 15: recommendations, 16: meetup, 19: ml_post, 134: service_phone,
+    153: refund_form, 154: refund_draft, 163: coupon, 155: option_of_bought,
+    162: spent_on_category, 160: canceled_refund, 147: discounted_spend, 197: fulfilled_since,
 }
 """Official template id -> port."""

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 from .sites.data_gitlab import GITLAB_USER
 from .sites.data_map import format_minutes, haversine_km, route
+from .sites.gitlab import ssh_clone_url
 from .taskgen import Candidate, click, fact, html_check, query, stop, type_
 from .templates_more import _directions, _places, _projects
 from .twin_ports_shop import Dbs, Port, adapt, port
@@ -61,6 +62,15 @@ def who_has_access(dbs: Dbs) -> Iterator[Candidate]:
 def public_projects(dbs: Dbs) -> Iterator[Candidate]:
     """the explore page (url_match)."""
     yield port({}, G, [click("Projects", "link"), stop()], url=f"{G}/explore")
+
+
+def ssh_clone(dbs: Dbs) -> Iterator[Candidate]:
+    """the SSH clone command of a project, from its page (string_match)."""
+    for p in _projects(dbs["gitlab"]):
+        cmd = f"git clone {ssh_clone_url(p)}"
+        yield port({"repo": p["name"]}, G, [
+            type_("Search", p["name"], enter=True), click(f"{p['namespace']} / {p['name']}"),
+            stop(cmd)], answers={"must_include": [ssh_clone_url(p)]})
 
 
 def drive_time(dbs: Dbs) -> Iterator[Candidate]:
@@ -214,7 +224,7 @@ def upvote_newest(dbs: Dbs) -> Iterator[Candidate]:
 
 PORTS_MORE: dict[int, Port] = {
     999: assign_by_title, 293: invite_developer, 351: add_with_role, 349: labelled,
-    298: who_has_access, 325: public_projects, 36: drive_time, 64: hotel_drive,
+    298: who_has_access, 325: public_projects, 329: ssh_clone, 36: drive_time, 64: hotel_drive,
     52: description_page, 69: closest, 501: information, 46: coordinates, 68: walk_time,
     58: walk_distance, 73: walk_vs_drive, 66: nearest_walk, 54: directions, 59: around,
     72: walk_then_drive, 6: bio, 22: upvote_newest,

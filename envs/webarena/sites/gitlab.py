@@ -35,6 +35,15 @@ _ISSUE_ORDER = {"created_desc": "i.created DESC, i.iid DESC", "created_asc": "i.
 TODAY = "2024-01-01"
 
 
+SSH_HOST = "ssh://git@metis.lti.cs.cmu.edu:2222"
+"""The SSH origin the project pages show in their clone URLs."""
+
+
+def ssh_clone_url(project: Any) -> str:
+    """``ssh://git@host:2222/namespace/name.git``."""
+    return f"{SSH_HOST}/{project['namespace']}/{project['name']}.git"
+
+
 def make_app(store: SessionStore) -> Starlette:
     """The code-hosting app over ``store``."""
     site = Site("gitlab", "GitLab", store, nav=[("/explore", "Projects")],
@@ -81,7 +90,8 @@ def make_app(store: SessionStore) -> Starlette:
                            intro=p["description"], message=request.query_params.get("msg", "")[:80],
                            facts=[("Stars", p["stars"]), ("Forks", p["forks"]),
                                   ("Language", p["language"]), ("Created", p["created"]),
-                                  ("Open issues", n_open)], sections=[
+                                  ("Open issues", n_open),
+                                  ("Clone with SSH", ssh_clone_url(p))], sections=[
             {"heading": "Project navigation", "links": [
                 (f"{b}/-/issues", "Issues", False), (f"{b}/-/merge_requests", "Merge requests",
                                                      False),

@@ -39,6 +39,8 @@ SORTS = {"relevance": "Relevance", "price_asc": "Price: Low to High",
          "price_desc": "Price: High to Low", "name": "Name", "rating": "Rating"}
 _ORDER_SQL = {"relevance": "p.id", "price_asc": "p.price, p.id", "price_desc": "p.price DESC, p.id",
               "name": "p.name, p.id", "rating": "rating DESC, p.id"}
+CONTACT_PHONE = "+1 800 555 0142"
+"""The customer service number on the contact page."""
 PRICE_CAPS = {"": "Any price", "25": "Under $25", "50": "Under $50", "100": "Under $100",
               "200": "Under $200"}
 """The listings' price filter (``price_max``): products priced below the cap."""
@@ -89,7 +91,21 @@ def make_app(store: SessionStore) -> Starlette:
             cats = conn.execute("SELECT slug, name FROM categories ORDER BY id").fetchall()
         return site.render(request, "page.html", title="Welcome to One Stop Market", sections=[
             {"heading": "Shop by category",
-             "links": [(f"/category/{c['slug']}", c["name"], False) for c in cats]}])
+             "links": [(f"/category/{c['slug']}", c["name"], False) for c in cats]},
+            {"heading": "Customer service", "links": [("/contact", "Contact Us", False)]}])
+
+    async def contact(request: Request) -> Response:
+        message = ""
+        if request.method == "POST":
+            await read_form(request)  # the store keeps no messages: the page thanks the sender
+            message = "Thanks for contacting us with your comments and questions."
+        return site.render(request, "page.html", title="Contact Us", message=message,
+                           facts=[("Customer service phone", CONTACT_PHONE)], sections=[
+                               {"heading": "Write us", "forms": [form("/contact", "Submit", [
+                                   field("name", "Name"), field("email", "Email"),
+                                   field("phone", "Phone Number"),
+                                   field("comment", "What's on your mind?", "textarea")],
+                                   id="contact")]}])
 
     async def search(request: Request) -> Response:
         q = query_text(request, "q")
@@ -296,6 +312,7 @@ def make_app(store: SessionStore) -> Starlette:
 
     return build_app(site, [
         Route("/", home), Route("/categories", categories), Route("/search", search),
+        Route("/contact", contact, methods=["GET", "POST"]),
         Route("/category/{slug}", category), Route("/product/{pid}", product),
         Route("/product/{pid}/review", review, methods=["POST"]),
         Route("/cart", cart), Route("/cart/add", cart_add, methods=["POST"]),
