@@ -53,6 +53,20 @@ class SeatEnv(AgentEnv):
         return dict(getattr(self.env, "reward_probe_exemptions", None) or {})
 
     @property
+    def task(self) -> Any:
+        """The wrapped env's current task (for the expert protocol and the evaluator)."""
+        return getattr(self.env, "task", None)
+
+    def expert_actions(self, task: Any) -> list[Any]:
+        """The scripted player in this seat: one callable per move, each asking the env for
+        its scripted action in the position it is in then (the scripted policy calls them)."""
+
+        def move(_observation: str) -> Any:
+            return self.env.scripted_action(self.player)
+
+        return [move] * self.max_opponent_moves
+
+    @property
     def task_set(self) -> Any:
         """The wrapped env's tasks (for the evaluator and the trainers' samplers)."""
         return getattr(self.env, "task_set", None)

@@ -56,6 +56,11 @@ class SQLTeamEnv(MultiAgentEnv):
         self.executor_turns = 0
         self._last = ""
 
+    @property
+    def task(self) -> Any:
+        """The SQL task of the episode."""
+        return self.sql.task
+
     def instructions_for(self, agent: str) -> str:
         """The planner's or the executor's role."""
         return PLANNER if agent == "planner" else EXECUTOR
