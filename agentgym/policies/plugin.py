@@ -16,6 +16,12 @@ def _has(module: str) -> bool:
     return importlib.util.find_spec(module) is not None
 
 
+def _vllm_venv() -> bool:
+    from .vllm_runtime import vllm_python
+
+    return vllm_python() is not None
+
+
 @hookimpl
 def agentgym_register_policies(register: NamedRegistrar) -> None:
     """Register openai, hf, hf-vision, vllm, scripted, replay, random and fake."""
@@ -43,8 +49,8 @@ def agentgym_register_policies(register: NamedRegistrar) -> None:
     register(
         "vllm",
         f"{base}.vllm_engine:VLLMPolicy.from_spec",
-        description="In-process vLLM AsyncLLM engine (GPU).",
-        available=lambda: _has("vllm"),
+        description="vLLM's engine in a worker process (its own venv: make setup-vllm).",
+        available=_vllm_venv,
     )
     register(
         "scripted",

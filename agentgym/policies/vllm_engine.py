@@ -1,71 +1,74 @@
-"""In-process vLLM policy (GPU), token in and token out; vllm is imported only when used.
+"""The ``vllm:`` policy: vLLM's engine in a worker process, token in and token out.
 
-``vllm:MODEL?gpu_memory_utilization=0.5&max_model_len=8192``. Prompts are passed as token ids
-(``TokensPrompt``), so the engine's exact sequence is what vLLM continues; the reply's
-``token_ids`` and the sampled tokens' log-probs come back unchanged. vLLM batches concurrent
-requests itself (continuous batching). Log-probs are those of the processed distribution
-(temperature applied) where the installed vLLM supports ``logprobs_mode``.
+``vllm:MODEL?max_model_len=2048&dtype=float32`` (any ``vllm.LLM`` engine argument as an option).
+``MODEL`` is a folder, a hub id, or a project alias (``smollm2-135m``: the bundled GGUF converted
+to an HF folder by :mod:`agentgym.models`). vLLM runs in its own virtual environment (its CPU
+build pins a ``transformers`` the project's environment does not meet), so the engine lives in a
+worker process started from that environment (:mod:`~agentgym.policies.vllm_runtime`) and
+spoken to over a Unix socket: this is the in-process path of the project, one process removed.
 
-Weight updates are not wired yet: a trainer that reloads weights out of band calls
-:meth:`VLLMPolicy.set_version` so later tokens carry the new version.
+Prompts go in as token ids (``TokensPrompt``), so the engine's exact sequence is what vLLM
+continues; the reply's ``token_ids`` and each sampled token's log-prob come back unchanged. The
+log-probs are vLLM's ``processed_logprobs``: ``log_softmax(logits / T)``, the distribution the
+trainer recomputes. Concurrent requests waiting at the worker are generated as one batch. On the
+CPU build the defaults are fp32 and ``enforce_eager``.
+
+Weight sync: :meth:`VLLMPolicy.reload_weights` loads a folder's safetensors (the trainer's
+``save_pretrained``) into the running model (``model.load_weights`` on the worker, through
+``LLM.apply_model``) and resets the prefix cache; the trainer then bumps the version.
 """
 
 from __future__ import annotations
 
-import asyncio
-import uuid
 from typing import Any
 
-from ..errors import PolicyError, missing_extra
+from ..errors import PolicyError
 from .base import EpisodeContext, Generation, Policy, SamplingParams
 from .chat import ChatFormat
+from .vllm_runtime import WorkerClient
 
-
-def _import_vllm() -> Any:
-    try:
-        import vllm
-    except ImportError as e:
-        raise missing_extra("vllm", "vllm") from e
-    return vllm
+CPU_DEFAULTS: dict[str, Any] = {"dtype": "float32", "enforce_eager": True, "max_model_len": 2048,
+                                "seed": 0, "logprobs_mode": "processed_logprobs",
+                                "kv_cache_memory_bytes": 1 << 30}
+"""Engine arguments the policy sets unless given: fp32 and eager (what the CPU build runs), and
+a fixed 1 GiB KV cache (~23k tokens of SmolLM2-135M) instead of a share of the machine's RAM."""
 
 
 class VLLMPolicy(Policy):
-    """A model served by an in-process vLLM async engine."""
+    """A model served by vLLM's engine in a worker process (exact token ids and log-probs)."""
 
     name = "vllm"
 
-    def __init__(self, model: str, *, timeout_s: float = 600.0, **engine_args: Any) -> None:
+    def __init__(self, model: str, *, timeout_s: float = 600.0, python: str | None = None,
+                 **engine_args: Any) -> None:
         super().__init__()
-        vllm = _import_vllm()
-        self.model_name = model
-        self.timeout_s = timeout_s
-        args = {"model": model, **engine_args}
-        try:
-            from vllm.v1.engine.async_llm import AsyncLLM
+        from ..models import resolve_model_path
 
-            engine_cls: Any = AsyncLLM
-            args.setdefault("logprobs_mode", "processed_logprobs")
-        except ImportError:
-            engine_cls = vllm.AsyncLLMEngine
-        try:
-            self.engine = engine_cls.from_engine_args(vllm.AsyncEngineArgs(**args))
-        except TypeError:  # an older vLLM without logprobs_mode
-            args.pop("logprobs_mode", None)
-            self.engine = engine_cls.from_engine_args(vllm.AsyncEngineArgs(**args))
+        self.model_name = model
+        self.model_path = str(resolve_model_path(model))
+        self.timeout_s = timeout_s
+        args = {**CPU_DEFAULTS, **engine_args, "model": self.model_path}
+        self.engine_args = args
         from transformers import AutoTokenizer
 
-        self.tokenizer = AutoTokenizer.from_pretrained(model)
+        self.tokenizer = AutoTokenizer.from_pretrained(self.model_path)
+        self.worker = WorkerClient(args, python=python, start_timeout_s=timeout_s)
 
     @classmethod
     def from_spec(cls, arg: str | None = None, **options: Any) -> VLLMPolicy:
-        """``vllm:MODEL`` plus any ``AsyncEngineArgs`` as options."""
+        """``vllm:MODEL`` plus any ``vllm.LLM`` engine argument as an option."""
         if not arg:
-            raise PolicyError("vllm needs a model: vllm:Qwen/Qwen2.5-0.5B-Instruct")
+            raise PolicyError("vllm needs a model: vllm:smollm2-135m or vllm:/path/to/folder")
         return cls(arg, **options)
 
     def set_version(self, version: int) -> None:
         """Record that the served weights are now ``version``."""
         self.version = version
+
+    def reload_weights(self, folder: str) -> None:
+        """Load the safetensors of ``folder`` into the running engine (the version is the
+        caller's to bump: :class:`trainers.weight_sync.WeightSync` does)."""
+        self.worker.call({"op": "load_weights", "folder": str(folder)}, self.timeout_s)
 
     async def agenerate(
         self,
@@ -77,50 +80,36 @@ class VLLMPolicy(Policy):
         episode: EpisodeContext | None = None,
     ) -> Generation:
         """Generate from the exact prompt ids (templated from ``messages`` when absent)."""
-        vllm = _import_vllm()
-        from vllm.inputs import TokensPrompt
-
         if prompt_token_ids is None:
             prompt_token_ids = ChatFormat(self.tokenizer).prompt_ids(messages, tools)
-        params = vllm.SamplingParams(
-            max_tokens=sampling.max_tokens, temperature=sampling.temperature,
-            top_p=sampling.top_p, top_k=sampling.top_k if sampling.top_k > 0 else -1,
-            seed=sampling.seed, stop=list(sampling.stop) or None,
-            logprobs=0 if sampling.logprobs else None,
-        )
+        if sampling.max_tokens < 1:
+            raise PolicyError(f"max_tokens must be at least 1, not {sampling.max_tokens}")
+        params = {"max_tokens": sampling.max_tokens, "temperature": sampling.temperature,
+                  "top_p": sampling.top_p, "top_k": sampling.top_k, "seed": sampling.seed,
+                  "stop": list(sampling.stop), "logprobs": sampling.logprobs}
         version = self.version
-        final = None
-
-        async def _consume() -> None:
-            nonlocal final
-            async for out in self.engine.generate(
-                TokensPrompt(prompt_token_ids=list(prompt_token_ids)), params,
-                request_id=uuid.uuid4().hex,
-            ):
-                final = out
-
-        try:
-            await asyncio.wait_for(_consume(), self.timeout_s)
-        except TimeoutError as e:
-            raise PolicyError(f"vllm generation took longer than {self.timeout_s:.0f}s") from e
-        if final is None or not final.outputs:
-            raise PolicyError("vllm returned no output")
-        o = final.outputs[0]
-        ids = list(o.token_ids)
-        logprobs = None
-        if sampling.logprobs and o.logprobs:
-            logprobs = [float(step[tok].logprob) for step, tok in zip(o.logprobs, ids, strict=True)]
+        reply = await self.worker.request(
+            {"op": "generate", "prompt": [int(t) for t in prompt_token_ids], "params": params},
+            self.timeout_s)
         return Generation(
-            text=o.text, token_ids=ids, logprobs=logprobs,
-            finish_reason="length" if o.finish_reason == "length" else "stop",
-            policy_version=version, prompt_token_ids=list(prompt_token_ids),
+            text=reply["text"], token_ids=list(reply["token_ids"]),
+            logprobs=reply.get("logprobs") if sampling.logprobs else None,
+            finish_reason=reply["finish_reason"], policy_version=version,
+            prompt_token_ids=list(prompt_token_ids),
         )
 
     def close(self) -> None:
-        """Shut the engine down."""
-        shutdown = getattr(self.engine, "shutdown", None)
-        if callable(shutdown):
-            shutdown()
+        """Stop the worker process."""
+        worker = getattr(self, "worker", None)
+        if worker is not None:
+            worker.close()
+            self.worker = None  # type: ignore[assignment]
+
+    def describe(self) -> dict[str, Any]:
+        """Name, model and the engine's vLLM version."""
+        worker = getattr(self, "worker", None)
+        return {**super().describe(), "model": self.model_name,
+                "vllm": worker.version if worker is not None else None}
 
 
-__all__ = ["VLLMPolicy"]
+__all__ = ["CPU_DEFAULTS", "VLLMPolicy"]

@@ -1,0 +1,139 @@
+"""The vLLM worker process: runs in vLLM's own virtual environment, speaks JSON to the policy.
+
+Started by :class:`agentgym.policies.vllm_engine.VLLMPolicy` as
+``<venv>/bin/python -P vllm_worker.py`` (``-P``: this folder is not put on ``sys.path``), it
+imports nothing from agentgym, so the engine's environment needs only vLLM. It connects back to
+the policy's Unix socket (``AGENTGYM_VLLM_ADDRESS``, authenticated with the key read from the
+first line of standard input) and answers messages, one JSON object each:
+
+- ``{"op": "generate", "id": N, "prompt": [ids], "params": {...}}`` -> ``{"id": N, "ok": true,
+  "token_ids": [...], "logprobs": [...], "text": "...", "finish_reason": "stop"|"length"}``.
+  Every generate waiting at once is run as one batch (``LLM.generate`` over all of them).
+- ``{"op": "load_weights", "id": N, "folder": PATH}``: the ``*.safetensors`` of ``PATH`` are
+  loaded into the running model (``LLM.apply_model``: ``model.load_weights``), and the prefix
+  cache is reset.
+- ``{"op": "close"}``: the worker exits.
+
+Only plain data crosses the socket (no pickle), so neither side can run code in the other.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from multiprocessing.connection import Client
+from typing import Any
+
+MAX_BATCH = 256
+
+
+def _sampling(vllm: Any, p: dict[str, Any]) -> Any:
+    """A ``vllm.SamplingParams`` from the plain dict the policy sent."""
+    return vllm.SamplingParams(
+        max_tokens=int(p.get("max_tokens", 16)), temperature=float(p.get("temperature", 1.0)),
+        top_p=float(p.get("top_p", 1.0)), top_k=int(p.get("top_k", 0)) or -1,
+        seed=p.get("seed"), stop=list(p.get("stop") or []) or None,
+        logprobs=0 if p.get("logprobs", True) else None,
+        include_stop_str_in_output=False, skip_special_tokens=True,
+    )
+
+
+def _load_weights(llm: Any, folder: str) -> int:
+    """Load every tensor of ``folder``'s safetensors into the engine's model; the count."""
+    from pathlib import Path
+
+    from safetensors.torch import load_file
+
+    tensors: list[tuple[str, Any]] = []
+    for file in sorted(Path(folder).glob("*.safetensors")):
+        tensors.extend(load_file(str(file)).items())
+    if not tensors:
+        raise FileNotFoundError(f"no *.safetensors in {folder}")
+
+    def _apply(model: Any) -> int:
+        loaded = model.load_weights(weights=iter(tensors))
+        return len(loaded) if loaded is not None else len(tensors)
+
+    counts = llm.apply_model(_apply)  # the engine runs in this process: nothing is serialised
+    llm.reset_prefix_cache()
+    return int(counts[0])
+
+
+def _answer(out: Any) -> dict[str, Any]:
+    o = out.outputs[0]
+    ids = [int(t) for t in o.token_ids]
+    logprobs = None
+    if o.logprobs:
+        logprobs = [float(step[t].logprob) for step, t in zip(o.logprobs, ids, strict=True)]
+    return {"ok": True, "token_ids": ids, "logprobs": logprobs, "text": o.text,
+            "finish_reason": "length" if o.finish_reason == "length" else "stop"}
+
+
+def serve(conn: Any, llm: Any, vllm: Any) -> None:
+    """Answer messages until ``close`` or the policy goes away."""
+    from vllm.inputs import TokensPrompt
+
+    while True:
+        try:
+            batch = [json.loads(conn.recv_bytes())]
+            while len(batch) < MAX_BATCH and conn.poll(0.002):
+                batch.append(json.loads(conn.recv_bytes()))
+        except (EOFError, OSError):
+            return
+        pending: list[dict[str, Any]] = []
+        for msg in batch + [{"op": "_flush"}]:
+            op = msg.get("op")
+            if op == "generate":
+                pending.append(msg)
+                continue
+            if pending:  # run the generates seen so far as one batch, in order
+                try:
+                    outs = llm.generate(
+                        [TokensPrompt(prompt_token_ids=m["prompt"]) for m in pending],
+                        [_sampling(vllm, m.get("params") or {}) for m in pending],
+                        use_tqdm=False)
+                    replies = [{"id": m["id"], **_answer(o)} for m, o in zip(pending, outs,
+                                                                           strict=True)]
+                except Exception as e:  # noqa: BLE001 - every failure goes back as a reply
+                    replies = [{"id": m["id"], "ok": False, "error": f"{type(e).__name__}: {e}"}
+                               for m in pending]
+                for r in replies:
+                    conn.send_bytes(json.dumps(r).encode())
+                pending = []
+            if op == "close":
+                return
+            if op == "load_weights":
+                try:
+                    reply = {"id": msg["id"], "ok": True,
+                             "tensors": _load_weights(llm, str(msg["folder"]))}
+                except Exception as e:  # noqa: BLE001
+                    reply = {"id": msg["id"], "ok": False, "error": f"{type(e).__name__}: {e}"}
+                conn.send_bytes(json.dumps(reply).encode())
+            elif op not in ("generate", "_flush"):
+                conn.send_bytes(json.dumps({"id": msg.get("id"), "ok": False,
+                                            "error": f"unknown op {op!r}"}).encode())
+
+
+def main() -> int:
+    """Build the engine from ``AGENTGYM_VLLM_ARGS`` (JSON engine args) and serve the socket."""
+    authkey = sys.stdin.buffer.readline().strip()
+    address = os.environ["AGENTGYM_VLLM_ADDRESS"]
+    conn = Client(address, family="AF_UNIX", authkey=authkey)
+    try:
+        import vllm
+
+        args = json.loads(os.environ["AGENTGYM_VLLM_ARGS"])
+        llm = vllm.LLM(**args)
+    except Exception as e:  # noqa: BLE001 - the policy reports it as its start-up error
+        conn.send_bytes(json.dumps({"op": "ready", "ok": False,
+                                    "error": f"{type(e).__name__}: {e}"}).encode())
+        return 1
+    conn.send_bytes(json.dumps({"op": "ready", "ok": True,
+                                "vllm": getattr(vllm, "__version__", "?")}).encode())
+    serve(conn, llm, vllm)
+    return 0
+
+
+if __name__ == "__main__":  # vLLM's worker processes re-import __main__: keep the guard
+    sys.exit(main())

