@@ -34,16 +34,21 @@ def _mb(size: int) -> str:
 
 
 def _report(result: Any, algorithm: str) -> None:
-    table = Table(title=f"{algorithm}: held-out evaluation")
-    for col in ("metric", "before", "after"):
-        table.add_column(col)
-    baseline, final = getattr(result, "baseline", {}), getattr(result, "final", {})
-    for key in sorted(set(baseline) | set(final)):
-        if key.startswith(("success", "reward")):
+    baseline, final = getattr(result, "baseline", {}) or {}, getattr(result, "final", {}) or {}
+    keys = [k for k in sorted(set(baseline) | set(final))
+            if k.startswith(("success", "reward", "winrate", "elo"))]
+    if keys:
+        table = Table(title=f"{algorithm}: held-out evaluation")
+        for col in ("metric", "before", "after"):
+            table.add_column(col)
+        for key in keys:
             before, after = baseline.get(key), final.get(key)
             table.add_row(key, "-" if before is None else f"{before:.3f}",
                           "-" if after is None else f"{after:.3f}")
-    console.print(table)
+        console.print(table)
+    else:
+        console.print(f"{algorithm}: no held-out evaluation in this run (eval_every: 0 and "
+                      "eval_at_start: false)")
     out = getattr(result, "output_dir", None)
     if out is not None and Path(out).is_dir():
         space = Table(title=f"disk space of {out}")

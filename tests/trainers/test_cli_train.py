@@ -30,3 +30,18 @@ def test_train_command_errors_are_one_line(tmp_path):
     assert result.exit_code == 1 and "cannot read config" in result.output
     result = CliRunner().invoke(app, ["train", str(bad), "algorithm=grpo", "nokey=1"])
     assert result.exit_code == 1 and "unknown config keys: nokey" in result.output
+
+
+def test_the_summary_table_shows_only_what_was_evaluated(capsys):
+    from types import SimpleNamespace
+
+    from agentgym.cli.train import _report
+
+    _report(SimpleNamespace(baseline={}, final={}, output_dir=None, report_png=None), "grpo")
+    out = capsys.readouterr().out
+    assert "no held-out evaluation in this run" in out and "before" not in out
+    _report(SimpleNamespace(baseline={"success_greedy": 0.0, "winrate_scripted": 0.1},
+                            final={"success_greedy": 0.5, "winrate_scripted": 0.6},
+                            output_dir=None, report_png=None), "grpo")
+    out = capsys.readouterr().out
+    assert "held-out evaluation" in out and "winrate_scripted" in out and "0.600" in out
