@@ -123,7 +123,11 @@ def info(env_id: str) -> None:
 
     s = run_guarded(spec, env_id)
     console.print(f"[bold]{s.id}[/]  family={s.family}  plugin={s.plugin or '-'}")
-    console.print(f"entry point: {s.entry_point}  max_turns: {s.max_turns}")
+    from ..settings import DEFAULT_MAX_TURNS
+
+    turns = (s.max_turns if s.max_turns is not None
+             else f"{DEFAULT_MAX_TURNS} (the default; a multi-agent env has none)")
+    console.print(f"entry point: {s.entry_point}  max_turns: {turns}")
     console.print(f"aliases: {', '.join(s.aliases) or '-'}")
     console.print(f"splits: {_task_counts(s)}")
     if s.description:
