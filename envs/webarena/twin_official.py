@@ -58,6 +58,8 @@ def _instantiate(official: dict[str, Any], cand: dict[str, Any]) -> dict[str, An
     cand.update(intent_template=official["intent_template"], instantiation_dict=slots,
                 intent=render(official["intent_template"], slots),
                 intent_template_id=official["intent_template_id"], sites=official["sites"],
+                storage_state=(f"./.auth/{'.'.join(official['sites'])}_state.json"
+                               if cand["require_login"] else None),
                 official_eval_types=official["eval"]["eval_types"])
     return cand
 

@@ -189,7 +189,7 @@ def refund_form(dbs: Dbs) -> Iterator[Candidate]:
         text = (f"I request a refund for the {r['name']} (order #{r['number']}, ${price}): it "
                 "broke after just three days of use.")
         yield port({"product": r["name"], "order_id": r["number"]}, S, _contact(text),
-                   url=f"{S}/contact", html=[html_check(f"{S}/contact", value_of(COMMENT),
+                   url=f"{S}/contact", html=[html_check("last", value_of(COMMENT),
                                                         include=[r["number"], price])])
 
 
@@ -200,7 +200,7 @@ def refund_draft(dbs: Dbs) -> Iterator[Candidate]:
         text = (f"Order {r['number']}: the {r['name']} broke after three days of use. Please "
                 f"refund ${amount}.")
         yield port({"product": r["name"], "time": f"in {_month(r['created'])}"}, S,
-                   _contact(text), html=[html_check(f"{S}/contact", value_of(COMMENT),
+                   _contact(text), html=[html_check("last", value_of(COMMENT),
                                                     include=[r["number"], amount])])
 
 

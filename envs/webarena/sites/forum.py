@@ -14,6 +14,7 @@ from starlette.routing import Route
 from .common import (
     Site,
     build_app,
+    current_user,
     form_choice,
     form_text,
     path_int,
@@ -83,12 +84,17 @@ def make_app(store: SessionStore) -> Starlette:
 
     async def forum(request: Request) -> Response:
         name = str(request.path_params["forum"])
+        user = current_user(request, site.name)
         with site.db(request) as conn:
             f = conn.execute("SELECT * FROM forums WHERE name = ?", (name,)).fetchone()
+            subscribed = f is not None and user is not None and conn.execute(
+                "SELECT 1 FROM subscriptions s JOIN users u ON u.id = s.user_id WHERE "
+                "u.username = ? AND s.forum_id = ?", (user, f["id"])).fetchone() is not None
         if f is None:
             raise HTTPException(404, "no such forum")
-        sub = [{"heading": "About", "text": f["description"], "forms": [
-            form(f"/f/{name}/subscribe", "Subscribe", [], id="sub")]}]
+        sub = [{"heading": "About", "text": f["description"],
+                "facts": [("Subscription", "Subscribed" if subscribed else "Not subscribed")],
+                "forms": [form(f"/f/{name}/subscribe", "Subscribe", [], id="sub")]}]
         return listing(request, f"/f/{name}", "p.forum_id = ?", (f["id"],), sub)
 
     def load_post(conn: Any, request: Request) -> Any:

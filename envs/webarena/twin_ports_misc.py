@@ -1,0 +1,138 @@
+"""Official WebArena-Lite templates on the bundled data: subscriptions, cross-site promotion,
+route planning, unhappy reviewers, my starred contributions (see :mod:`.twin_ports_shop` for the
+shape of a port)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from itertools import permutations
+from typing import Any
+
+from .sites.data_forum import FORUM_USER
+from .sites.data_map import haversine_km, route
+from .taskgen import Candidate, click, fact, goto, html_check, select, stop, type_
+from .templates_more import _places, _projects
+from .twin_ports_shop import A, Dbs, Port, port
+
+G, M, R = "__GITLAB__", "__MAP__", "__REDDIT__"
+MAIN = "document.querySelector('main').innerText"
+
+
+def subscribe_trending(dbs: Dbs) -> Iterator[Candidate]:
+    """subscribe to a forum and open its hottest thread (url + program_html)."""
+    db = dbs["reddit"]
+    subscribed = {r[0] for r in db.execute(
+        "SELECT f.name FROM subscriptions s JOIN forums f ON f.id = s.forum_id JOIN users u ON "
+        "u.id = s.user_id WHERE u.username = ?", (FORUM_USER[0],))}
+    for f in db.execute("SELECT * FROM forums ORDER BY id").fetchall():
+        top = db.execute("SELECT * FROM posts WHERE forum_id = ? ORDER BY score DESC, id LIMIT 2",
+                         (f["id"],)).fetchall()
+        if f["name"] in subscribed or len(top) < 2 or top[0]["score"] == top[1]["score"]:
+            continue
+        yield port({"subreddit": f["name"]}, R, [
+            click("Forums", "link"), click(f["name"], "link"), click("Subscribe", "button"),
+            click(top[0]["title"], "link"), stop()], url=f"{R}/f/{f['name']}/{top[0]['id']}",
+            html=[html_check(f"{R}/f/{f['name']}", fact("Subscription"), exact="Subscribed")])
+
+
+def promote_repo(dbs: Dbs) -> Iterator[Candidate]:
+    """a forum post promoting a project with the project's own description (url + html)."""
+    forums = [r[0] for r in dbs["reddit"].execute("SELECT name FROM forums ORDER BY id")]
+    for k, p in enumerate(_projects(dbs["gitlab"])):
+        forum = forums[k % len(forums)]
+        yield port({"repo": p["path"], "subreddit": forum}, R, [
+            click("Submit", "link"), select("Forum", forum), type_("Title", p["path"]),
+            type_("Body", p["description"]), click("Create submission", "button"), stop()],
+            url=f"{R}/f/{forum}", html=[html_check("last", MAIN, include=[p["description"]])])
+
+
+def best_order(dbs: Dbs) -> Iterator[Candidate]:
+    """the visiting order of places, from the first, that minimizes driving time (string)."""
+    places = _places(dbs["map"])
+    for k in range(0, len(places) - 3, 5):
+        first, *rest = places[k : k + 4]
+
+        def cost(order: tuple[Any, ...], first: Any = first) -> int:
+            stops = [first, *order]
+            return sum(route(a["lat"], a["lon"], b["lat"], b["lon"], "car")[1]
+                       for a, b in zip(stops, stops[1:], strict=False))
+
+        ranked = sorted(permutations(rest), key=cost)
+        if cost(ranked[0]) == cost(ranked[1]):
+            continue
+        names = [first["name"], *(p["name"] for p in ranked[0])]
+        listed = ", ".join(p["name"] for p in places[k : k + 4])
+        yield port({"place_list": listed}, M, [
+            click("Directions", "link"), stop(" -> ".join(names))],
+            answers={"fuzzy_match": [" -> ".join(names)]}, login=False)
+
+
+def hotel_nearby(dbs: Dbs) -> Iterator[Candidate]:
+    """the hotel nearest a place, then the walking distance from it to another (string)."""
+    places = _places(dbs["map"])
+    hotels = [h for h in places if h["category"] == "hotel"]
+    for k, p in enumerate(places[::3]):
+        near = sorted((haversine_km(p["lat"], p["lon"], h["lat"], h["lon"]), h["id"], h)
+                      for h in hotels if h["id"] != p["id"])
+        if len(near) < 2 or near[1][0] - near[0][0] < 0.2:
+            continue
+        h = near[0][2]
+        target = places[(k * 7 + 3) % len(places)]
+        if target["id"] in (h["id"], p["id"]):
+            continue
+        km = route(h["lat"], h["lon"], target["lat"], target["lon"], "foot")[0]
+        yield port({"place": p["name"], "target1": "hotel", "information": "walking distance",
+                    "target2": target["name"]}, M, [
+            type_("Search", p["name"], enter=True), click(p["name"], "link"),
+            click("Nearby places", "link"), click("Hotel", "link"),
+            stop(f"{h['name']}; {km} km")],
+            answers={"must_include": [h["name"], f"{km} km"]}, login=False)
+
+
+def _reviews(dbs: Dbs) -> dict[str, list[Any]]:
+    out: dict[str, list[Any]] = {}
+    for r in dbs["shopping_admin"].execute(
+            "SELECT r.*, p.name AS product FROM reviews r JOIN products p ON p.id = r.product_id "
+            "ORDER BY r.id"):
+        out.setdefault(r["product"], []).append(r)
+    return out
+
+
+def dissatisfied(dbs: Dbs) -> Iterator[Candidate]:
+    """the reviewers who rated a product 1 or 2 stars (string_match)."""
+    for product, revs in sorted(_reviews(dbs).items()):
+        low = sorted({r["nickname"] for r in revs if r["rating"] <= 2})
+        if low and len(low) < len(revs):
+            yield port({"product": product}, A, [click("Reviews", "link"), stop(", ".join(low))],
+                       answers={"must_include": low})
+
+
+def most_unhappy(dbs: Dbs) -> Iterator[Candidate]:
+    """the name of the reviewer who rated a product lowest, when one did (string_match)."""
+    for product, revs in sorted(_reviews(dbs).items()):
+        ranked = sorted(revs, key=lambda r: r["rating"])
+        if len(ranked) >= 2 and ranked[0]["rating"] < ranked[1]["rating"]:
+            name = ranked[0]["nickname"]
+            yield port({"information": "name", "product": product}, A, [
+                click("Reviews", "link"), stop(name)], answers={"must_include": [name]})
+
+
+def starred_contributions(dbs: Dbs) -> Iterator[Candidate]:
+    """my projects (I am a member) with more or fewer stars than a bound (string_match)."""
+    mine = [p for p in _projects(dbs["gitlab"]) if dbs["gitlab"].execute(
+        "SELECT 1 FROM members WHERE project_id = ? AND user_id = 1", (p["id"],)).fetchone()]
+    for bound in (100, 250, 500, 800):
+        for word, keep in (("more than", lambda s, b=bound: s > b),
+                           ("less than", lambda s, b=bound: s < b)):
+            names = [p["path"] for p in mine if keep(p["stars"])]
+            if names and len(names) < len(mine):
+                yield port({"description": f"{word} {bound}"}, G, [
+                    goto(f"{G}/explore"), stop(", ".join(names))],
+                    answers={"must_include": names})
+
+
+PORTS_MISC: dict[int, Port] = {
+    4: subscribe_trending, 117: promote_repo, 65: best_order, 78: hotel_nearby,
+    245: dissatisfied, 244: most_unhappy, 289: starred_contributions,
+}
+"""Official template id -> port."""
