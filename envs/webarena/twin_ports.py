@@ -5,11 +5,13 @@ needs, or the gold answer is a judgement the site data does not fix."""
 from __future__ import annotations
 
 from .twin_ports_extra import PORTS_EXTRA
+from .twin_ports_forum import PORTS_FORUM
 from .twin_ports_misc import PORTS_MISC
 from .twin_ports_more import PORTS_MORE
 from .twin_ports_shop import PORTS_SHOP, Port
 
-PORTS: dict[int, Port] = {**PORTS_SHOP, **PORTS_MORE, **PORTS_EXTRA, **PORTS_MISC}
+PORTS: dict[int, Port] = {**PORTS_SHOP, **PORTS_MORE, **PORTS_EXTRA, **PORTS_FORUM,
+                          **PORTS_MISC}
 """Official ``intent_template_id`` -> the port that instantiates it on the bundled data."""
 
 _WHY: dict[str, tuple[int, ...]] = {

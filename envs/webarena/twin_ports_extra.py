@@ -1,6 +1,6 @@
 """More official WebArena-Lite templates on the bundled data: periods and payments in the admin
-panel, price changes, purchases chosen by rating, bulk forum votes, my issues (see
-:mod:`.twin_ports_shop` for the shape of a port)."""
+panel, price changes, purchases chosen by rating, the contact form, my order history, my issues,
+hotels within walking time (see :mod:`.twin_ports_shop` for the shape of a port)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import calendar
 from collections.abc import Iterator
 from typing import Any
 
-from .sites.data_forum import FORUM_USER
 from .sites.data_map import format_minutes, route
 from .sites.shopping import CONTACT_PHONE
 from .taskgen import (
@@ -18,7 +17,6 @@ from .taskgen import (
     fact,
     goto,
     html_check,
-    select,
     stop,
     type_,
     value_of,
@@ -284,114 +282,6 @@ def fulfilled_since(dbs: Dbs) -> Iterator[Candidate]:
             answers={"must_include": [str(len(orders)), value]})
 
 
-def _my_votes(dbs: Dbs) -> set[int]:
-    return {r[0] for r in dbs["reddit"].execute(
-        "SELECT v.post_id FROM votes v JOIN users u ON u.id = v.user_id WHERE u.username = ?",
-        (FORUM_USER[0],))}
-
-
-def _vote_all(dbs: Dbs, button: str, delta: int) -> Iterator[Candidate]:
-    db = dbs["reddit"]
-    voted = _my_votes(dbs)
-    groups: dict[tuple[str, str], list[Any]] = {}
-    for p in db.execute("SELECT p.*, f.name AS forum, u.username FROM posts p JOIN forums f ON "
-                        "f.id = p.forum_id JOIN users u ON u.id = p.user_id ORDER BY p.id"):
-        groups.setdefault((p["username"], p["forum"]), []).append(p)
-    for (user, forum), ps in sorted(groups.items()):
-        if user != FORUM_USER[0] and not voted & {p["id"] for p in ps}:
-            steps = []
-            for p in ps:
-                steps += [goto(f"{R}/f/{forum}/{p['id']}"), click(button, "button")]
-            yield port({"user": user, "subreddit": forum}, R, [*steps, stop()], html=[
-                html_check(f"{R}/f/{forum}/{p['id']}", fact("Score"),
-                           exact=str(p["score"] + delta)) for p in ps])
-
-
-def like_all(dbs: Dbs) -> Iterator[Candidate]:
-    """upvote every post of a user in a forum (program_html on each score)."""
-    yield from _vote_all(dbs, "Upvote", 1)
-
-
-def dislike_all(dbs: Dbs) -> Iterator[Candidate]:
-    """downvote every post of a user in a forum (program_html on each score)."""
-    yield from _vote_all(dbs, "Downvote", -1)
-
-
-def downvote_top(dbs: Dbs) -> Iterator[Candidate]:
-    """downvote the top k posts of a forum (program_html on each score)."""
-    db = dbs["reddit"]
-    voted = _my_votes(dbs)
-    for (forum,) in db.execute("SELECT name FROM forums ORDER BY id").fetchall():
-        top = db.execute("SELECT p.* FROM posts p JOIN forums f ON f.id = p.forum_id WHERE "
-                         "f.name = ? ORDER BY p.score DESC, p.id", (forum,)).fetchall()
-        for k in (1, 2, 3):
-            if len(top) > k and top[k - 1]["score"] != top[k]["score"] and \
-                    not voted & {p["id"] for p in top[:k]}:
-                steps = []
-                for p in top[:k]:
-                    steps += [goto(f"{R}/f/{forum}/{p['id']}"), click("Downvote", "button")]
-                yield port({"subreddit": forum, "k": k}, R, [*steps, stop()], html=[
-                    html_check(f"{R}/f/{forum}/{p['id']}", fact("Score"),
-                               exact=str(p["score"] - 1)) for p in top[:k]])
-
-
-MAIN = "document.querySelector('main').innerText"
-"""Locator: the text of the page's main region."""
-BOOKS = ("The Silent Orchard", "A Map of Small Rivers", "Winter at Kestrel Bay",
-         "The Lantern Keeper")
-MEETUP_DATES = ("Oct 21st", "Nov 4th", "Dec 2nd")
-
-
-def _forums(dbs: Dbs) -> list[str]:
-    return [r[0] for r in dbs["reddit"].execute("SELECT name FROM forums ORDER BY id")]
-
-
-def _post(forum: str, title: str, body: str, must: list[str]) -> dict[str, Any]:
-    """Expert steps and checks of a new submission in ``forum`` (the page it lands on)."""
-    return {"expert": [click("Submit", "link"), select("Forum", forum), type_("Title", title),
-                       type_("Body", body), click("Create submission", "button"), stop()],
-            "url": f"{R}/f/{forum}", "html": [html_check("last", MAIN, include=must)]}
-
-
-def book_review(dbs: Dbs) -> Iterator[Candidate]:
-    """a review post of a book, with my comment, in the books forum (url + program_html)."""
-    if "books" not in _forums(dbs):
-        return
-    for book in BOOKS:
-        for content in ("Loved the ending", "Slow start, great middle", "Not for me"):
-            post = _post("books", book, content, [book, content])
-            yield port({"book": book, "content": content}, R, post.pop("expert"), **post)
-
-
-def recommendations(dbs: Dbs) -> Iterator[Candidate]:
-    """a request for product recommendations in a named forum (url + program_html)."""
-    for forum in _forums(dbs):
-        for category, price in (("headphones", "$100"), ("a tent", "$200"), ("a camera", "$500")):
-            title = f"Recommendations for {category} under {price}?"
-            post = _post(forum, title, f"Looking for {category} within {price}.",
-                         [category, price])
-            yield port({"category": category, "price": price, "subreddit": forum}, R,
-                       post.pop("expert"), **post)
-
-
-def meetup(dbs: Dbs) -> Iterator[Candidate]:
-    """a virtual meetup notice in a named forum (url + program_html)."""
-    for forum in _forums(dbs):
-        for date in MEETUP_DATES:
-            title = f"Virtual meetup for {forum} enthusiasts on {date}"
-            post = _post(forum, title, "Everyone is welcome.", [forum, date])
-            yield port({"interest": forum, "date": date, "subreddit": forum}, R,
-                       post.pop("expert"), **post)
-
-
-def ml_post(dbs: Dbs) -> Iterator[Candidate]:
-    """a post on what machine learning could do for a named forum's field (url + html)."""
-    for forum in _forums(dbs):
-        post = _post(forum, f"How could machine learning help {forum}?",
-                     "Curious about your ideas.", ["machine learning"])
-        yield port({"subreddit": forum}, R, post.pop("expert"), **post)
-
-
 def my_latest_issue(dbs: Dbs) -> Iterator[Candidate]:
     """my latest created issue with a keyword in its title: open or closed (string + url)."""
     db = dbs["gitlab"]
@@ -431,8 +321,7 @@ def hotels_within(dbs: Dbs) -> Iterator[Candidate]:
 PORTS_EXTRA: dict[int, Port] = {
     248: reviews_in_month, 270: monthly_complete, 367: payment_difference, 247: price_by,
     287: out_of_stock, 172: best_within_budget, 216: best_cheapest, 156: reorder,
-    25: like_all, 1510: dislike_all, 24: downvote_top, 500: my_latest_issue, 41: hotels_within,
-    9: book_review, 15: recommendations, 16: meetup, 19: ml_post, 134: service_phone,
+    500: my_latest_issue, 41: hotels_within, 134: service_phone,
     153: refund_form, 154: refund_draft, 163: coupon, 155: option_of_bought,
     162: spent_on_category, 160: canceled_refund, 147: discounted_spend, 197: fulfilled_since,
 }
