@@ -34,6 +34,20 @@ CPU_DEFAULTS: dict[str, Any] = {"dtype": "float32", "enforce_eager": True, "max_
 a fixed 1 GiB KV cache (~23k tokens of SmolLM2-135M) instead of a share of the machine's RAM."""
 
 
+def defaults() -> dict[str, Any]:
+    """:data:`CPU_DEFAULTS` without a CUDA GPU; on one, vLLM's own (dtype auto, CUDA graphs,
+    KV cache sized by ``gpu_memory_utilization``) plus processed log-probs."""
+    try:
+        import torch
+
+        gpu = torch.cuda.is_available()
+    except ImportError:
+        gpu = False
+    if gpu:
+        return {"seed": 0, "logprobs_mode": "processed_logprobs"}
+    return dict(CPU_DEFAULTS)
+
+
 class VLLMPolicy(Policy):
     """A model served by vLLM's engine in a worker process (exact token ids and log-probs)."""
 
@@ -47,7 +61,7 @@ class VLLMPolicy(Policy):
         self.model_name = model
         self.model_path = str(resolve_model_path(model))
         self.timeout_s = timeout_s
-        args = {**CPU_DEFAULTS, **engine_args, "model": self.model_path}
+        args = {**defaults(), **engine_args, "model": self.model_path}
         self.engine_args = args
         from transformers import AutoTokenizer
 
@@ -112,4 +126,4 @@ class VLLMPolicy(Policy):
                 "vllm": worker.version if worker is not None else None}
 
 
-__all__ = ["CPU_DEFAULTS", "VLLMPolicy"]
+__all__ = ["CPU_DEFAULTS", "VLLMPolicy", "defaults"]
