@@ -9,8 +9,8 @@ the ``vllm:`` policy (``policy: vllm:<folder>``) does. After each step rank 0 sa
 (LoRA merged into a copy) with ``save_pretrained`` into ``weight_sync_dir`` and then either
 
 - calls ``policy.reload_weights(folder)`` when the policy has that method: the ``vllm:`` policy's
-  worker loads the folder's safetensors into the running model (``model.load_weights`` through
-  ``LLM.apply_model``; tested against vLLM's CPU build in ``tests/trainers/
+  engine reloads its weights in place from the folder (vLLM's ``reload_weights`` through
+  ``LLM.collective_rpc``; tested against vLLM's CPU build in ``tests/trainers/
   test_vllm_weight_sync.py``), or
 - POSTs to ``weight_sync_url`` for an inference server: ``vllm serve`` started with
   ``VLLM_SERVER_DEV_MODE=1`` on ``weight_sync_dir`` takes ``http://host:8000/collective_rpc``

@@ -13,9 +13,9 @@ log-probs are vLLM's ``processed_logprobs``: ``log_softmax(logits / T)``, the di
 trainer recomputes. Concurrent requests waiting at the worker are generated as one batch. On the
 CPU build the defaults are fp32 and ``enforce_eager``.
 
-Weight sync: :meth:`VLLMPolicy.reload_weights` loads a folder's safetensors (the trainer's
-``save_pretrained``) into the running model (``model.load_weights`` on the worker, through
-``LLM.apply_model``) and resets the prefix cache; the trainer then bumps the version.
+Weight sync: :meth:`VLLMPolicy.reload_weights` makes the engine reload its weights in place from
+a folder (the trainer's ``save_pretrained``: vLLM's ``reload_weights`` through
+``LLM.collective_rpc``) and resets the prefix cache; the trainer then bumps the version.
 """
 
 from __future__ import annotations

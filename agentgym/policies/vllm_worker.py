@@ -9,9 +9,9 @@ first line of standard input) and answers messages, one JSON object each:
 - ``{"op": "generate", "id": N, "prompt": [ids], "params": {...}}`` -> ``{"id": N, "ok": true,
   "token_ids": [...], "logprobs": [...], "text": "...", "finish_reason": "stop"|"length"}``.
   Every generate waiting at once is run as one batch (``LLM.generate`` over all of them).
-- ``{"op": "load_weights", "id": N, "folder": PATH}``: the ``*.safetensors`` of ``PATH`` are
-  loaded into the running model (``LLM.apply_model``: ``model.load_weights``), and the prefix
-  cache is reset.
+- ``{"op": "load_weights", "id": N, "folder": PATH}``: the running engine reloads its weights
+  in place from ``PATH`` (``LLM.collective_rpc("reload_weights", weights_path=PATH)``), and the
+  prefix cache is reset.
 - ``{"op": "close"}``: the worker exits.
 
 Only plain data crosses the socket (no pickle), so neither side can run code in the other.
@@ -40,24 +40,20 @@ def _sampling(vllm: Any, p: dict[str, Any]) -> Any:
 
 
 def _load_weights(llm: Any, folder: str) -> int:
-    """Load every tensor of ``folder``'s safetensors into the engine's model; the count."""
+    """Reload the engine's weights in place from ``folder``'s safetensors; the file count.
+
+    vLLM's own in-place reload (``Worker.reload_weights``) reads the checkpoint and runs the
+    loader's post-processing again (the CPU backend repacks linear weights after loading, so a
+    plain ``model.load_weights`` into the live model cannot work).
+    """
     from pathlib import Path
 
-    from safetensors.torch import load_file
-
-    tensors: list[tuple[str, Any]] = []
-    for file in sorted(Path(folder).glob("*.safetensors")):
-        tensors.extend(load_file(str(file)).items())
-    if not tensors:
+    files = sorted(Path(folder).glob("*.safetensors"))
+    if not files:
         raise FileNotFoundError(f"no *.safetensors in {folder}")
-
-    def _apply(model: Any) -> int:
-        loaded = model.load_weights(weights=iter(tensors))
-        return len(loaded) if loaded is not None else len(tensors)
-
-    counts = llm.apply_model(_apply)  # the engine runs in this process: nothing is serialised
+    llm.collective_rpc("reload_weights", kwargs={"weights_path": str(folder)})
     llm.reset_prefix_cache()
-    return int(counts[0])
+    return len(files)
 
 
 def _answer(out: Any) -> dict[str, Any]:
