@@ -55,7 +55,8 @@ class AgentSettings:
     """The ``gateway:`` section of a train config."""
 
     agent: tuple[str, ...]
-    """The agent command (a list, or one shell-like string)."""
+    """The agent command (a list, or one shell-like string); a first word ``python`` is the
+    trainer's own interpreter."""
     reward: str = "env"
     """``env``, ``posted`` or ``module:function``."""
     timeout_s: float = 300.0
@@ -64,6 +65,8 @@ class AgentSettings:
     """Serve the env's tools over MCP (``AGENTGYM_MCP_URL``)."""
     concurrency: int = 8
     """Agents running at once."""
+    describe_tools: bool = True
+    """Let the gateway describe the tools in the system prompt (see :class:`Gateway`)."""
 
     @classmethod
     def from_config(cls, section: dict[str, Any]) -> AgentSettings:
@@ -73,12 +76,13 @@ class AgentSettings:
             agent = shlex.split(agent)
         if not agent or not all(isinstance(a, str) for a in agent):
             raise ConfigError("gateway.agent must name the agent command (a list or a string)")
-        extra = set(section) - {"agent", "reward", "timeout_s", "mcp", "concurrency"}
+        extra = set(section) - {"agent", "reward", "timeout_s", "mcp", "concurrency",
+                                "describe_tools"}
         if extra:
             raise ConfigError(f"unknown gateway settings: {sorted(extra)}")
         out = cls(tuple(agent), str(section.get("reward", "env")),
                   float(section.get("timeout_s", 300.0)), bool(section.get("mcp", True)),
-                  int(section.get("concurrency", 8)))
+                  int(section.get("concurrency", 8)), bool(section.get("describe_tools", True)))
         if out.reward not in ("env", "posted") and ":" not in out.reward:
             raise ConfigError("gateway.reward must be env, posted or module:function")
         if out.timeout_s <= 0 or out.concurrency < 1:
@@ -105,7 +109,8 @@ class GatewayRollouts:
         self.token = new_token()
         self.gateway = Gateway(policy, limits=GatewayLimits(
             max_new_tokens=cfg.max_new_tokens, max_context_tokens=cfg.max_tokens),
-            temperature=cfg.temperature, top_p=cfg.top_p)
+            temperature=cfg.temperature, top_p=cfg.top_p,
+            describe_tools=self.settings.describe_tools)
         self.server = GatewayServer(self.gateway, guard=GuardSettings(token=self.token)).start()
         self._mcp: dict[str, tuple[subprocess.Popen[bytes], str]] = {}
 
@@ -139,7 +144,10 @@ class GatewayRollouts:
         env = {**os.environ, "OPENAI_BASE_URL": self.server.base_url(episode),
                "OPENAI_API_KEY": self.token, "AGENTGYM_MCP_URL": self._mcp_url(split),
                "AGENTGYM_TASK_ID": task_id, "AGENTGYM_EPISODE_ID": episode}
-        proc = subprocess.Popen(list(self.settings.agent), env=env, stdout=subprocess.DEVNULL,
+        argv = list(self.settings.agent)
+        if argv[0] == "python":  # the trainer's own interpreter (its packages, its venv)
+            argv[0] = sys.executable
+        proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE, start_new_session=True)
         try:
             _, err = proc.communicate(timeout=self.settings.timeout_s)
@@ -166,12 +174,8 @@ class GatewayRollouts:
         try:
             env.reset(options={"task_id": task_id})
             total, info = 0.0, {}
-            for message in traj.messages:
-                if message.get("role") != "assistant" or "tool_calls" not in message:
-                    continue
-                action = {"role": "assistant", "content": message.get("content") or "",
-                          "tool_calls": message["tool_calls"]}
-                _, reward, terminated, truncated, info = env.step(action)
+            for text in traj.info.get("gateway", {}).get("texts", []):  # the model's own turns
+                _, reward, terminated, truncated, info = env.step(text)
                 total += float(reward)
                 if terminated or truncated:
                     break

@@ -144,6 +144,7 @@ class Episode:
             t.timings["wall_s"] = time.monotonic() - self.started
             t.info = {**self.info, "gateway": {
                 "episode": self.id, "branch": b.index, "branches": len(self.branches),
+                "texts": [h.text for h in b.history if isinstance(h, Reply) and h.own],
                 "mismatches": [vars(m) for m in self.mismatches if m.branch == b.index]}}
             t.check()
             out.append(t)

@@ -14,11 +14,12 @@ ignores them.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ToolCallParseError
-from ..toolcalls import parse_tool_calls
+from ..toolcalls import ToolCall, parse_tool_calls
 
 
 def text_of(content: Any) -> str:
@@ -106,12 +107,38 @@ def same_message(given: dict[str, Any], recorded: dict[str, Any]) -> bool:
     return message_key(given) == message_key(recorded)
 
 
-def split_reply(text: str, *, with_tools: bool) -> Reply:
-    """The OpenAI reply for a generated ``text``: Hermes tool-call blocks become ``tool_calls``.
+_COMPACT = re.compile(r"^\s*([A-Za-z_]\w*)\((.*)\)\s*$")
 
-    Without tools in the request, or when the blocks do not parse, the whole text is content.
+
+def _compact_call(text: str, tools: list[dict[str, Any]]) -> ToolCall | None:
+    """``name(argument)`` on the first non-empty line, for a tool of the request, else None.
+
+    The argument is a JSON object of arguments, or one value for the tool's first parameter.
     """
-    if with_tools and "<tool_call>" in text:
+    line = next((ln for ln in text.splitlines() if ln.strip()), "")
+    m = _COMPACT.match(line)
+    specs = {str(t.get("function", t).get("name")): t.get("function", t) for t in tools
+             if isinstance(t, dict)}
+    if m is None or m.group(1) not in specs:
+        return None
+    raw = m.group(2).strip()
+    args = _arguments(raw)
+    if isinstance(args, dict):
+        return ToolCall(m.group(1), args)
+    params = list((specs[m.group(1)].get("parameters") or {}).get("properties") or {})
+    return ToolCall(m.group(1), {params[0] if params else "value": raw.strip("\"'")})
+
+
+def split_reply(text: str, tools: list[dict[str, Any]] | None) -> Reply:
+    """The OpenAI reply for a generated ``text``: its tool calls become ``tool_calls``.
+
+    Hermes ``<tool_call>`` blocks (any text before them is the content), else a compact
+    ``name(argument)`` first line naming one of ``tools``. Without tools in the request, or when
+    nothing parses, the whole text is content.
+    """
+    if not tools:
+        return Reply(text, [], text)
+    if "<tool_call>" in text:
         try:
             calls = parse_tool_calls(text)
         except ToolCallParseError:
@@ -119,6 +146,9 @@ def split_reply(text: str, *, with_tools: bool) -> Reply:
         if calls:
             content = text[: text.find("<tool_call>")].strip() or None
             return Reply(content, [c.to_openai() for c in calls], text)
+    call = _compact_call(text, tools)
+    if call is not None:
+        return Reply(None, [call.to_openai()], text)
     return Reply(text, [], text)
 
 

@@ -59,8 +59,11 @@ class Gateway:
 
     def __init__(self, policy: Policy, *, limits: GatewayLimits | None = None,
                  model_name: str | None = None, temperature: float | None = None,
-                 top_p: float | None = None) -> None:
+                 top_p: float | None = None, describe_tools: bool = True) -> None:
         self.policy = policy
+        self.describe_tools = describe_tools
+        """Describe a request's tools in the system prompt when the chat template ignores them;
+        False when the agent's own prompt describes them (as an env's instructions do)."""
         self.temperature = temperature
         """Sampling temperature of every call, whatever the agent asks (a trainer sets it: the
         behaviour log-probs must be those of the temperature it trains with); None: the agent's."""
@@ -165,7 +168,8 @@ class Gateway:
                 raise GatewayError(f"more than {self.limits.max_branches} history rewrites in "
                                    "one episode", 400, "branches")
             plain = template_messages(ep, messages, tools,
-                                      template_has_tools=self._template_has_tools)
+                                      template_has_tools=self._template_has_tools
+                                      or not self.describe_tools)
             branch = Branch(len(ep.branches), Trajectory(
                 env_id="gateway", exact_tokens=self.format is not None), key)
             if ep.branches:
@@ -198,7 +202,7 @@ class Gateway:
                 list(gen.prompt_token_ids) != full:
             raise GatewayError("the policy generated from other ids than the prompt given",
                                500, "policy")
-        reply = split_reply(gen.text, with_tools=bool(tools))
+        reply = split_reply(gen.text, tools)
         if branch.index == len(ep.branches):
             ep.branches.append(branch)
             if mismatch is not None:

@@ -37,6 +37,8 @@ async def main(max_turns: int) -> None:
         first = await mcp.call_tool("reset", {"task_id": os.environ["AGENTGYM_TASK_ID"]})
         episode = first.structured_content["episode_id"]
         messages: list[dict[str, Any]] = [{"role": "user", "content": first.content[0].text}]
+        if mcp.instructions:
+            messages.insert(0, {"role": "system", "content": mcp.instructions})
         for _ in range(max_turns):
             out = model.chat.completions.create(model="agentgym", messages=messages, tools=tools)
             msg = out.choices[0].message
