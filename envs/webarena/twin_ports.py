@@ -21,8 +21,7 @@ _WHY: dict[str, tuple[int, ...]] = {
     "routes between cities: the bundled map routes between places only": (42, 51),
     "the bundled map's addresses have no zip code": (70,),
     "the gold is a judgement (relevance, sentiment, a summary, a free-text description) the "
-    "site data does not fix": (5, 13, 17, 23, 135, 136, 151, 182, 249,
-                               250, 3765),
+    "site data does not fix": (5, 13, 17, 23, 135, 151, 182, 3765),
     "names products, brands or attributes the bundled store does not sell (EYZUTAK cases, "
     "Switch cards, storage capacity, XBox models, shirts)": (171, 207, 210, 237, 666, 1356),
     "needs the store's newsletter or discounts, which the bundled store lacks": (188, 199),

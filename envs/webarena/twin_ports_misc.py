@@ -117,6 +117,38 @@ def most_unhappy(dbs: Dbs) -> Iterator[Candidate]:
                 click("Reviews", "link"), stop(name)], answers={"must_include": [name]})
 
 
+def _said(dbs: Dbs, low: bool) -> Iterator[tuple[str, list[str], int]]:
+    """``(product, distinct review bodies, product id)`` of the 1-2 star (``low``) or 5 star
+    reviews of products that have 1 to 3 such bodies and other reviews too."""
+    ids = {r[0]: r[1] for r in dbs["shopping"].execute("SELECT name, id FROM products")}
+    for product, revs in sorted(_reviews(dbs).items()):
+        picked = [r for r in revs if (r["rating"] <= 2 if low else r["rating"] == 5)]
+        bodies = sorted({r["body"] for r in picked})
+        if bodies and len(bodies) <= 3 and len(picked) < len(revs) and product in ids:
+            yield product, bodies, ids[product]
+
+
+def criticisms(dbs: Dbs) -> Iterator[Candidate]:
+    """the criticisms (1-2 star review texts) of the product whose page is open (string)."""
+    for _product, bodies, pid in _said(dbs, low=True):
+        yield port({}, f"__SHOPPING__/product/{pid}", [stop(" ".join(bodies))],
+                   answers={"must_include": bodies}, login=False)
+
+
+def dislikes(dbs: Dbs) -> Iterator[Candidate]:
+    """what customers dislike about a product: its 1-2 star review texts (string_match)."""
+    for product, bodies, _pid in _said(dbs, low=True):
+        yield port({"product": product}, A, [click("Reviews", "link"), stop(" ".join(bodies))],
+                   answers={"must_include": bodies})
+
+
+def likes(dbs: Dbs) -> Iterator[Candidate]:
+    """why customers like a product: its 5 star review texts (string_match)."""
+    for product, bodies, _pid in _said(dbs, low=False):
+        yield port({"product": product}, A, [click("Reviews", "link"), stop(" ".join(bodies))],
+                   answers={"must_include": bodies})
+
+
 def starred_contributions(dbs: Dbs) -> Iterator[Candidate]:
     """my projects (I am a member) with more or fewer stars than a bound (string_match)."""
     mine = [p for p in _projects(dbs["gitlab"]) if dbs["gitlab"].execute(
@@ -133,6 +165,7 @@ def starred_contributions(dbs: Dbs) -> Iterator[Candidate]:
 
 PORTS_MISC: dict[int, Port] = {
     4: subscribe_trending, 117: promote_repo, 65: best_order, 78: hotel_nearby,
-    245: dissatisfied, 244: most_unhappy, 289: starred_contributions,
+    245: dissatisfied, 244: most_unhappy, 289: starred_contributions, 136: criticisms,
+    249: dislikes, 250: likes,
 }
 """Official template id -> port."""
