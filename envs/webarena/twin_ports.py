@@ -18,10 +18,9 @@ _WHY: dict[str, tuple[int, ...]] = {
     "names real places (Pittsburgh, CMU, airports, US states, stadiums, national parks) the "
     "bundled map and wiki do not hold": (35, 39, 47, 67, 77, 79, 85, 94, 120, 371,
                                          781, 782),
-    "routes between cities: the bundled map routes between places only": (42, 51),
     "the bundled map's addresses have no zip code": (70,),
     "the gold is a judgement (relevance, sentiment, a summary, a free-text description) the "
-    "site data does not fix": (5, 13, 17, 23, 135, 151, 182, 3765),
+    "site data does not fix": (5, 13, 17, 23, 151, 3765),
     "names products, brands or attributes the bundled store does not sell (EYZUTAK cases, "
     "Switch cards, storage capacity, XBox models, shirts)": (171, 207, 210, 237, 666, 1356),
     "needs the store's newsletter or discounts, which the bundled store lacks": (188, 199),

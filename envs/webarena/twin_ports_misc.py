@@ -9,7 +9,7 @@ from itertools import permutations
 from typing import Any
 
 from .sites.data_forum import FORUM_USER
-from .sites.data_map import haversine_km, route
+from .sites.data_map import format_minutes, haversine_km, route
 from .taskgen import Candidate, click, fact, goto, html_check, select, stop, type_
 from .templates_more import _places, _projects
 from .twin_ports_shop import A, Dbs, Port, port
@@ -89,6 +89,32 @@ def hotel_nearby(dbs: Dbs) -> Iterator[Candidate]:
             answers={"must_include": [h["name"], f"{km} km"]}, login=False)
 
 
+def _city_pairs(dbs: Dbs) -> Iterator[tuple[Any, Any, str]]:
+    cities = dbs["map"].execute("SELECT * FROM cities ORDER BY id").fetchall()
+    for a in cities:
+        for b in cities:
+            if a["id"] < b["id"]:
+                minutes = route(a["lat"], a["lon"], b["lat"], b["lon"], "car")[1]
+                yield a, b, format_minutes(minutes)
+
+
+def city_drive(dbs: Dbs) -> Iterator[Candidate]:
+    """the driving time between two cities (string_match; directions accept city names)."""
+    for a, b, time in _city_pairs(dbs):
+        yield port({"city1": a["name"], "city2": b["name"]}, M, [
+            click("Directions", "link"), type_("From", a["name"]), type_("To", b["name"]),
+            click("Go", "button"), stop(time)], answers={"fuzzy_match": [time]}, login=False)
+
+
+def city_route(dbs: Dbs) -> Iterator[Candidate]:
+    """the driving route between two cities, on the directions page (program_html)."""
+    for a, b, time in _city_pairs(dbs):
+        yield port({"city1": a["name"], "city2": b["name"]}, M, [
+            click("Directions", "link"), type_("From", a["name"]), type_("To", b["name"]),
+            click("Go", "button"), stop()],
+            html=[html_check("last", MAIN, include=[a["name"], b["name"], time])], login=False)
+
+
 def _reviews(dbs: Dbs) -> dict[str, list[Any]]:
     out: dict[str, list[Any]] = {}
     for r in dbs["shopping_admin"].execute(
@@ -149,6 +175,27 @@ def likes(dbs: Dbs) -> Iterator[Candidate]:
                    answers={"must_include": bodies})
 
 
+def said_about(dbs: Dbs) -> Iterator[Candidate]:
+    """what customers say about a brand's product type: its review texts (string_match)."""
+    rows = {r[0]: r for r in dbs["shopping"].execute("SELECT name, brand FROM products")}
+    for product, revs in sorted(_reviews(dbs).items()):
+        bodies = sorted({r["body"] for r in revs})
+        if product in rows and len(bodies) <= 3:
+            kind = product.split(" ", 2)[2].lower()
+            yield port({"product_type": kind, "manufature": rows[product]["brand"]}, A, [
+                click("Reviews", "link"), stop(" ".join(bodies))],
+                answers={"must_include": bodies})
+
+
+def summarize(dbs: Dbs) -> Iterator[Candidate]:
+    """a product's reviews summed up: its distinct review texts (string_match)."""
+    for product, revs in sorted(_reviews(dbs).items()):
+        bodies = sorted({r["body"] for r in revs})
+        if len(bodies) <= 3:
+            yield port({"product": product}, A, [click("Reviews", "link"), stop(" ".join(bodies))],
+                       answers={"must_include": bodies})
+
+
 def starred_contributions(dbs: Dbs) -> Iterator[Candidate]:
     """my projects (I am a member) with more or fewer stars than a bound (string_match)."""
     mine = [p for p in _projects(dbs["gitlab"]) if dbs["gitlab"].execute(
@@ -166,6 +213,6 @@ def starred_contributions(dbs: Dbs) -> Iterator[Candidate]:
 PORTS_MISC: dict[int, Port] = {
     4: subscribe_trending, 117: promote_repo, 65: best_order, 78: hotel_nearby,
     245: dissatisfied, 244: most_unhappy, 289: starred_contributions, 136: criticisms,
-    249: dislikes, 250: likes,
+    249: dislikes, 250: likes, 51: city_drive, 42: city_route, 135: said_about, 182: summarize,
 }
 """Official template id -> port."""

@@ -26,10 +26,15 @@ def make_app(store: SessionStore) -> Starlette:
                 search=("/search", "Search places"))
 
     def find(conn: Any, text: str) -> tuple[Any, list[Any]]:
-        """The place named ``text`` (exact, else unique match), and candidates when ambiguous."""
+        """The place named ``text`` (exact, else a city of that name, else unique match), and
+        candidates when ambiguous."""
         exact = conn.execute(f"{_PLACES} WHERE lower(p.name) = lower(?)", (text,)).fetchone()
         if exact is not None:
             return exact, []
+        city = conn.execute("SELECT id, name, lat, lon, name AS address FROM cities WHERE "
+                            "lower(name) = lower(?)", (text,)).fetchone()
+        if city is not None:
+            return city, []
         rows = conn.execute(f"{_PLACES} WHERE p.name LIKE ? ORDER BY p.name LIMIT 10",
                             (f"%{text}%",)).fetchall()
         return (rows[0], []) if len(rows) == 1 else (None, rows)
