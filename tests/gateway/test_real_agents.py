@@ -1,0 +1,60 @@
+"""Agent programs we did not write the frameworks of, unchanged, through the gateway and MCP.
+
+SmolLM2-135M after behaviour cloning on shop/price-v0 (the `make demo` run's final weights)
+plays held-out tasks; each agent talks only to ``OPENAI_BASE_URL`` and ``AGENTGYM_MCP_URL``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agentgym.trainers import load_config
+
+AGENTS = Path(__file__).parent / "agents"
+MODEL = Path(__file__).parents[2] / "runs" / "demo" / "train" / "final"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("agent,needs", [("openai_mcp_agent.py", "openai"),
+                                         ("langchain_mcp_agent.py", "langchain_openai")])
+def test_real_agent_solves_held_out_tasks_token_exactly(agent: str, needs: str) -> None:
+    pytest.importorskip(needs)
+    if not MODEL.exists():
+        pytest.skip("needs the `make demo` run's weights in runs/demo/train/final")
+    from agentgym.policies.hf import HFPolicy
+    from agentgym.trainers.distributed import DistInfo
+    from agentgym.trainers.gateway_rollouts import GatewayRollouts
+
+    cfg = load_config(None, ["env=shop/price-v0", "max_new_tokens=12", "max_turns=4",
+                             "rollout_source=gateway"])
+    cfg.gateway = {"agent": ["python", str(AGENTS / agent), "4"], "describe_tools": False,
+                   "timeout_s": 600}
+    policy = HFPolicy(str(MODEL), device="cpu", num_threads=1)
+    rollouts = GatewayRollouts(cfg, policy, 4)
+    try:
+        seen = []
+        real = rollouts.gateway.collect
+
+        def collect(episode: str):  # keep what the trainer would get
+            out = real(episode)
+            seen.extend(out)
+            return out
+
+        rollouts.gateway.collect = collect  # type: ignore[method-assign]
+        metrics = rollouts.evaluate(_tests(), DistInfo())
+    finally:
+        rollouts.close()
+        policy.close()
+    assert metrics["aborted_greedy"] == 0
+    assert metrics["success_greedy"] == 1.0
+    for t in seen:
+        assert t.exact_tokens and len(t.turn_spans) >= 3  # lookup, calc, answer
+        assert not t.info["gateway"]["mismatches"]
+
+
+def _tests() -> list[str]:
+    import agentgym
+
+    return agentgym.spec("shop/price-v0").load_tasks().split("test").ids()[:2]
