@@ -105,9 +105,15 @@ class VLLMPolicy(Policy):
         reply = await self.worker.request(
             {"op": "generate", "prompt": [int(t) for t in prompt_token_ids], "params": params},
             self.timeout_s)
+        ids, logprobs = reply.get("token_ids"), reply.get("logprobs")
+        if not (isinstance(ids, list) and all(type(t) is int for t in ids)
+                and isinstance(reply.get("text"), str)
+                and reply.get("finish_reason") in ("stop", "length")
+                and (logprobs is None or (isinstance(logprobs, list) and len(logprobs) == len(ids)
+                                          and all(isinstance(x, float) for x in logprobs)))):
+            raise PolicyError(f"malformed reply from the vLLM worker: {str(reply)[:200]}")
         return Generation(
-            text=reply["text"], token_ids=list(reply["token_ids"]),
-            logprobs=reply.get("logprobs") if sampling.logprobs else None,
+            text=reply["text"], token_ids=ids, logprobs=logprobs if sampling.logprobs else None,
             finish_reason=reply["finish_reason"], policy_version=version,
             prompt_token_ids=list(prompt_token_ids),
         )

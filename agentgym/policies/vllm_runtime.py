@@ -21,6 +21,7 @@ import sys
 import tempfile
 import threading
 import time
+from multiprocessing import AuthenticationError
 from multiprocessing.connection import Listener
 from pathlib import Path
 from typing import Any
@@ -84,6 +85,8 @@ class WorkerClient:
             self.close()
             raise PolicyError(f"the vLLM engine did not start: {ready.get('error')}")
         self.version = str(ready.get("vllm", "?"))
+        self.broken = ""
+        """Why the worker can no longer be used (empty while it can)."""
         self._ids = itertools.count(1)
         self._waiting: dict[int, tuple[asyncio.AbstractEventLoop, asyncio.Future[Any]]] = {}
         self._lock = threading.Lock()
@@ -104,6 +107,10 @@ class WorkerClient:
         threading.Thread(target=_watch, daemon=True).start()
         try:
             return self._listener.accept()
+        except AuthenticationError as e:  # something else connected first, without the key
+            self.close()
+            raise PolicyError("a process without the key connected to the vLLM worker's socket; "
+                              "the engine was not started") from e
         except OSError as e:
             tail = self.log_tail()
             self.close()
@@ -119,19 +126,28 @@ class WorkerClient:
             return ""
 
     def _read(self) -> None:
+        reason = "the vLLM worker exited"
         while True:
             try:
                 reply = json.loads(self._conn.recv_bytes())
-            except (EOFError, OSError):
+            except (EOFError, OSError, TypeError):  # TypeError: closed under the reader
+                break
+            except ValueError:
+                reason = "the vLLM worker sent a reply that is not JSON"
                 break
             with self._lock:
-                waiter = self._waiting.pop(reply.get("id"), None)
-            if waiter is not None:
-                loop, fut = waiter
-                loop.call_soon_threadsafe(_settle, fut, reply)
+                waiter = (self._waiting.pop(reply.get("id"), None)  # type: ignore[arg-type]
+                          if isinstance(reply, dict) and isinstance(reply.get("id"), int)
+                          else None)
+            if waiter is None:  # nobody asked for it: the worker is not speaking the protocol
+                reason = f"the vLLM worker sent an unexpected reply: {str(reply)[:200]}"
+                break
+            loop, fut = waiter
+            loop.call_soon_threadsafe(_settle, fut, reply)
+        self.broken = reason
         with self._lock:
             waiting, self._waiting = self._waiting, {}
-        gone = {"ok": False, "error": "the vLLM worker exited"}
+        gone = {"ok": False, "error": reason}
         for loop, fut in waiting.values():
             loop.call_soon_threadsafe(_settle, fut, gone)
 
@@ -139,6 +155,8 @@ class WorkerClient:
         """Send ``message`` and await its reply; a failed one raises :class:`PolicyError`."""
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[Any] = loop.create_future()
+        if self.broken:
+            raise PolicyError(self.broken)
         with self._lock:
             rid = next(self._ids)
             self._waiting[rid] = (loop, fut)
