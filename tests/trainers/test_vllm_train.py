@@ -17,7 +17,7 @@ from agentgym.policies import SamplingParams
 from agentgym.policies.chat import ChatFormat
 from agentgym.policies.vllm_check import LOGPROB_TOL, hf_logprobs, max_diff
 
-pytestmark = [pytest.mark.vllm, pytest.mark.slow]
+pytestmark = [pytest.mark.vllm, pytest.mark.slow, pytest.mark.timeout(3600)]  # a loaded CPU
 ROOT = Path(__file__).resolve().parents[2]
 TINY = ["steps=2", "tasks_per_step=2", "group_size=4", "max_new_tokens=8", "num_envs=8",
         "eval_every=0", "eval_at_start=false", "save_every=0", "tensorboard=false",
