@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .sites.data_forum import FORUM_USER
-from .taskgen import Candidate, click, fact, goto, html_check, select, stop, type_
+from .taskgen import ROWS, Candidate, click, fact, goto, html_check, select, stop, type_
 from .twin_ports_shop import Dbs, Port, port
 
 R = "__REDDIT__"
@@ -121,7 +121,98 @@ def ml_post(dbs: Dbs) -> Iterator[Candidate]:
         yield port({"subreddit": forum}, R, post.pop("expert"), **post)
 
 
+SUBJECTS = {"books": ("audiobooks versus paper books", "Which novel should I read next?"),
+            "movies": ("remakes of classic films", "What is a good movie for a rainy night?"),
+            "gaming": ("co-op games for couples", "Which console has the best indie games?"),
+            "science": ("the James Webb telescope", "Why is the sky blue at noon?"),
+            "cooking": ("cast iron pans", "How do I keep bread from going stale?"),
+            "travel": ("traveling with one backpack", "Is a rail pass worth it in Europe?"),
+            "music": ("vinyl records", "Which headphones are good for jazz?"),
+            "gardening": ("raised garden beds", "When should I plant tomatoes?"),
+            "fitness": ("morning workouts", "How many rest days per week do I need?"),
+            "technology": ("mechanical keyboards", "Which laptop is good for programming?"),
+            "history": ("the Silk Road", "What caused the fall of Rome?"),
+            "photography": ("film cameras", "Which lens is best for portraits?")}
+"""Per forum: a subject and a question that belong there (the twin's stand-in of relevance)."""
+
+
+def _relevant(dbs: Dbs) -> list[tuple[str, str, str]]:
+    return [(f, *SUBJECTS[f]) for f in _forums(dbs) if f in SUBJECTS]
+
+
+def ask_in_topic(dbs: Dbs) -> Iterator[Candidate]:
+    """my question posted in the forum of a topic (url + program_html)."""
+    for forum, _subject, question in _relevant(dbs):
+        post = _post(forum, question, "Thanks in advance!", [question])
+        yield port({"topic": forum, "question": question}, R, post.pop("expert"), **post)
+
+
+def discuss(dbs: Dbs) -> Iterator[Candidate]:
+    """a discussion post on a subject in its forum, asking "your opinion" (url + html)."""
+    for forum, subject, _question in _relevant(dbs):
+        post = _post(forum, f"Discussion: {subject}", "your opinion", [subject, "your opinion"])
+        yield port({"topic": subject}, R, post.pop("expert"), **post)
+
+
+def ask_where_answered(dbs: Dbs) -> Iterator[Candidate]:
+    """my question posted in the forum it belongs to (url + program_html)."""
+    for forum, _subject, question in _relevant(dbs):
+        post = _post(forum, question, "Any advice is welcome.", [question])
+        yield port({"question": question}, R, post.pop("expert"), **post)
+
+
+def most_commented_of_top(dbs: Dbs) -> Iterator[Candidate]:
+    """among a forum's top n posts, the title of the most commented one (string_match)."""
+    db = dbs["reddit"]
+    for forum in _forums(dbs):
+        rows = db.execute("SELECT p.title, (SELECT COUNT(*) FROM comments c WHERE c.post_id = "
+                          "p.id) AS n FROM posts p JOIN forums f ON f.id = p.forum_id WHERE "
+                          "f.name = ? ORDER BY p.score DESC, p.id", (forum,)).fetchall()
+        for n in (3, 5, 10):
+            top = sorted(rows[:n], key=lambda r: -r["n"])
+            if len(top) >= 2 and top[0]["n"] > top[1]["n"]:
+                yield port({"number": n, "subreddit": forum,
+                            "description": "which one has the most comments? Tell me its title"},
+                           R, [click("Forums", "link"), click(forum, "link"),
+                               click("Sort by Top", "link"), stop(top[0]["title"])],
+                           answers={"must_include": [top[0]["title"]]}, login=False)
+
+
+def reply_newest(dbs: Dbs) -> Iterator[Candidate]:
+    """a comment on the newest post of a forum (program_html on the post's comments)."""
+    db = dbs["reddit"]
+    for k, forum in enumerate(_forums(dbs)):
+        p = db.execute("SELECT p.* FROM posts p JOIN forums f ON f.id = p.forum_id WHERE "
+                       "f.name = ? ORDER BY p.created DESC, p.id DESC LIMIT 1", (forum,)).fetchone()
+        if p is None:
+            continue
+        text = ("Count me in!", "Great write-up, thanks.", "I had the same experience.")[k % 3]
+        url = f"{R}/f/{forum}/{p['id']}"
+        yield port({"position_description": f"the newest post in the {forum} forum",
+                    "content_description": text}, R, [
+            goto(url), type_("Comment", text), click("Post comment", "button"), stop()],
+            url=url, html=[html_check(url, ROWS, include=[text])])
+
+
+def negative_comments(dbs: Dbs) -> Iterator[Candidate]:
+    """how many comments of the author of a forum's latest post scored below zero, when some
+    did (string_match; a score below zero stands for more downvotes than upvotes)."""
+    db = dbs["reddit"]
+    for forum in _forums(dbs):
+        p = db.execute("SELECT p.user_id, u.username FROM posts p JOIN forums f ON f.id = "
+                       "p.forum_id JOIN users u ON u.id = p.user_id WHERE f.name = ? ORDER BY "
+                       "p.created DESC, p.id DESC LIMIT 1", (forum,)).fetchone()
+        n = 0 if p is None else db.execute(
+            "SELECT COUNT(*) FROM comments WHERE user_id = ? AND score < 0",
+            (p["user_id"],)).fetchone()[0]
+        if n:
+            yield port({"forum": forum}, R, [goto(f"{R}/user/{p['username']}"), stop(str(n))],
+                       answers={"must_include": [str(n)]}, login=False)
+
+
 PORTS_FORUM: dict[int, Port] = {
+    5: ask_in_topic, 13: discuss, 3765: ask_where_answered, 17: most_commented_of_top,
+    23: reply_newest, 33: negative_comments,
     25: like_all, 1510: dislike_all, 24: downvote_top, 9: book_review, 15: recommendations,
     16: meetup, 19: ml_post,
 }

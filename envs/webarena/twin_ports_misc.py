@@ -10,7 +10,7 @@ from typing import Any
 
 from .sites.data_forum import FORUM_USER
 from .sites.data_map import format_minutes, haversine_km, route
-from .taskgen import Candidate, click, fact, goto, html_check, select, stop, type_
+from .taskgen import ROWS, Candidate, click, fact, goto, html_check, select, stop, type_
 from .templates_more import _places, _projects
 from .twin_ports_shop import A, Dbs, Port, port
 
@@ -210,9 +210,34 @@ def starred_contributions(dbs: Dbs) -> Iterator[Candidate]:
                     answers={"must_include": names})
 
 
+def wish_this(dbs: Dbs) -> Iterator[Candidate]:
+    """add the product whose page is open to the wish list (program_html on the wish list)."""
+    for p in dbs["shopping"].execute("SELECT * FROM products WHERE status = 'enabled' ORDER BY "
+                                     "id").fetchall()[::7]:
+        yield port({}, f"__SHOPPING__/product/{p['id']}", [
+            click("Add to Wish List", "button"), stop()],
+            html=[html_check("__SHOPPING__/wishlist", ROWS, include=[p["name"]])])
+
+
+def star_top(dbs: Dbs) -> Iterator[Candidate]:
+    """star the n most starred projects (program_html on each project's star count)."""
+    top = _projects(dbs["gitlab"])
+    top = sorted(top, key=lambda p: (-p["stars"], p["id"]))
+    for n in (1, 2, 3, 4, 5):
+        if top[n - 1]["stars"] == top[n]["stars"]:
+            continue
+        steps = []
+        for p in top[:n]:
+            steps += [goto(f"{G}/{p['path']}"), click("Star", "button")]
+        yield port({"number": n}, G, [*steps, stop()], html=[
+            html_check(f"{G}/{p['path']}", fact("Stars"), exact=str(p["stars"] + 1))
+            for p in top[:n]])
+
+
 PORTS_MISC: dict[int, Port] = {
     4: subscribe_trending, 117: promote_repo, 65: best_order, 78: hotel_nearby,
     245: dissatisfied, 244: most_unhappy, 289: starred_contributions, 136: criticisms,
     249: dislikes, 250: likes, 51: city_drive, 42: city_route, 135: said_about, 182: summarize,
+    196: wish_this, 354: star_top,
 }
 """Official template id -> port."""
