@@ -197,8 +197,8 @@ def test_string_check_catches_a_family_entry_point(tmp_path, monkeypatch):
         test_core_names_no_family_sandbox_or_trainer_in_a_string()
 
 
-PUBLIC_FOR_TRAINERS = ("agentgym", "agentgym.opponents", "agentgym.policies", "agentgym.rollout",
-                       "agentgym.settings")
+PUBLIC_FOR_TRAINERS = ("agentgym", "agentgym.gateway", "agentgym.opponents", "agentgym.policies",
+                       "agentgym.rollout", "agentgym.settings")
 """The packages and public modules whose ``__all__`` is the API trainers build on."""
 
 

@@ -28,6 +28,7 @@ import concurrent.futures
 import importlib
 import logging
 import os
+import secrets
 import shlex
 import signal
 import socket
@@ -38,10 +39,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import agentgym
-from agentgym.gateway import Gateway, GatewayLimits, GatewayServer
+from agentgym.gateway import Gateway, GatewayLimits, GatewayServer, mcp_command
 from agentgym.policies import Policy
 from agentgym.rollout import Trajectory
-from agentgym.serve.guard import GuardSettings, new_token
 
 from .config import ConfigError, TrainConfig
 from .distributed import DistInfo, all_sum
@@ -106,12 +106,12 @@ class GatewayRollouts:
         if self.settings.reward not in ("env", "posted"):
             module, _, name = self.settings.reward.partition(":")
             self._reward_fn = getattr(importlib.import_module(module), name)
-        self.token = new_token()
+        self.token = secrets.token_urlsafe(32)
         self.gateway = Gateway(policy, limits=GatewayLimits(
             max_new_tokens=cfg.max_new_tokens, max_context_tokens=cfg.max_tokens),
             temperature=cfg.temperature, top_p=cfg.top_p,
             describe_tools=self.settings.describe_tools)
-        self.server = GatewayServer(self.gateway, guard=GuardSettings(token=self.token)).start()
+        self.server = GatewayServer(self.gateway, token=self.token).start()
         self._mcp: dict[str, tuple[subprocess.Popen[bytes], str]] = {}
 
     # -- MCP env servers -----------------------------------------------------------------------
@@ -121,9 +121,8 @@ class GatewayRollouts:
             return ""
         if split not in self._mcp:
             port = _free_port()
-            cmd = [sys.executable, "-m", "agentgym.cli", "serve", self.cfg.env, "--mcp",
-                   "--transport", "http", "--port", str(port), "--split", split]
-            proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            proc = subprocess.Popen(mcp_command(self.cfg.env, port=port, split=split),
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                     start_new_session=True)
             self._mcp[split] = (proc, f"http://127.0.0.1:{port}/mcp")
             deadline = time.monotonic() + 120
@@ -184,7 +183,7 @@ class GatewayRollouts:
             env.close()
 
     def _episode(self, task_id: str, sample: int, group: str, split: str) -> list[Trajectory]:
-        episode = f"{group.replace(':', '-').replace('/', '-')}-{sample}-{new_token()[:8]}"
+        episode = f"{group.replace(':', '-').replace('/', '-')}-{sample}-{secrets.token_hex(4)}"
         reason, _ = self._play(task_id, episode, split)
         trajs = self.gateway.collect(episode)
         if not trajs:

@@ -9,7 +9,7 @@ generated ids, behaviour log-probs and policy version per token (see docs/gatewa
 from .app import EPISODE_HEADER, create_app
 from .episodes import Branch, Episode, GatewayError, Mismatch
 from .messages import Reply
-from .server import GatewayServer
+from .server import GatewayServer, mcp_command
 from .service import ChatResult, Gateway, GatewayLimits
 
 __all__ = [
@@ -24,4 +24,5 @@ __all__ = [
     "Mismatch",
     "Reply",
     "create_app",
+    "mcp_command",
 ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import sys
 import threading
 from typing import Any
 
@@ -21,9 +22,11 @@ class GatewayServer:
     """A gateway served over loopback HTTP from a background thread (a context manager)."""
 
     def __init__(self, gateway: Gateway, *, host: str = "127.0.0.1", port: int = 0,
-                 guard: GuardSettings | None = None, start_timeout_s: float = 60.0) -> None:
+                 guard: GuardSettings | None = None, token: str | None = None,
+                 start_timeout_s: float = 60.0) -> None:
+        """``guard`` defaults to loopback names with ``token`` (None: no token) as bearer."""
         self.gateway = gateway
-        self.guard = guard or GuardSettings()
+        self.guard = guard or GuardSettings(token=token)
         self.host = host
         self.start_timeout_s = start_timeout_s
         self._sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
@@ -97,4 +100,12 @@ class GatewayServer:
         self.stop()
 
 
-__all__ = ["GatewayServer"]
+def mcp_command(env_id: str, *, port: int, split: str | None = None) -> list[str]:
+    """The argv serving ``env_id``'s tools to agents over MCP (streamable HTTP, loopback
+    ``port``, ``/mcp``): ``agentgym serve ENV --mcp --transport http``."""
+    argv = [sys.executable, "-m", "agentgym.cli", "serve", env_id, "--mcp", "--transport",
+            "http", "--host", "127.0.0.1", "--port", str(port)]
+    return [*argv, "--split", split] if split else argv
+
+
+__all__ = ["GatewayServer", "mcp_command"]
