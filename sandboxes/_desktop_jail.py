@@ -49,6 +49,12 @@ UID_SLOTS = 4096
 """How many desktop uids exist."""
 SHARE_DIR = "/opt/agentgym"
 """Where the jail shows the files of :attr:`Jail.share` (``<SHARE_DIR>/<file name>``)."""
+HIDDEN_PROGRAMS = ("import", "import-im6", "import-im6.q16", "import-im7", "magick")
+"""Programs the jail does not offer (each shown as an empty, unrunnable file): ImageMagick's
+``import`` grabs the pointer to let the user pick a window, so Python typed into a shell
+(``import os``) froze the desktop's input until the backend gave up and the episode aborted.
+No task needs them. Hidden by name and at the file their names resolve to, so neither the
+name nor a full path runs them."""
 OPENBOX_RC = Path("/etc/xdg/openbox/rc.xml")
 OB_NS = "http://openbox.org/3.4/rc"
 
@@ -151,6 +157,18 @@ def shared_path(host: str | Path) -> str:
     return f"{SHARE_DIR}/{Path(host).name}"
 
 
+def hidden_paths(programs: Sequence[str] = HIDDEN_PROGRAMS) -> list[str]:
+    """The files of ``programs`` under ``/usr`` (each name found on the system's path, and the
+    file it resolves to), for the jail to cover with ``/dev/null``."""
+    found: list[str] = []
+    for name in programs:
+        for folder in ("/usr/local/bin", "/usr/bin", "/usr/sbin"):
+            path = Path(folder) / name
+            if path.exists():
+                found.append(str(path.resolve()))
+    return [p for p in dict.fromkeys(found) if p.startswith("/usr/") and Path(p).is_file()]
+
+
 def python_roots() -> list[str]:
     """Folders of the base interpreter that a jailed app needs, outside ``/usr``: bound when
     every uid can reach them (an interpreter under ``/root`` cannot be, see :func:`app_python`)."""
@@ -231,6 +249,8 @@ class Jail:
                      "--perms", "0755", "--dir", str(self.xauthority.parent),
                      "--perms", "0755", "--dir", "/tmp/.X11-unix"]
         else:
+            for program in hidden_paths():
+                args += ["--ro-bind", "/dev/null", program]
             for extra in python_roots():
                 args += ["--ro-bind", extra, extra]
             for extra in self.share:
@@ -295,6 +315,6 @@ class Jail:
                 os.chown(path, self.uid, self.uid, follow_symlinks=False)
 
 
-__all__ = ["BASE_UID", "SHARE_DIR", "Jail", "admit_host_user", "allocate_uid", "app_python",
-           "jail_is_root", "missing_tools", "open_to_all", "python_roots", "shared_path",
-           "write_cookie", "write_openbox_config"]
+__all__ = ["BASE_UID", "HIDDEN_PROGRAMS", "SHARE_DIR", "Jail", "admit_host_user", "allocate_uid",
+           "app_python", "hidden_paths", "jail_is_root", "missing_tools", "open_to_all",
+           "python_roots", "shared_path", "write_cookie", "write_openbox_config"]
