@@ -283,7 +283,7 @@ def fulfilled_since(dbs: Dbs) -> Iterator[Candidate]:
 
 
 def my_latest_issue(dbs: Dbs) -> Iterator[Candidate]:
-    """my latest created issue with a keyword in its title: open or closed (string + url)."""
+    """my latest created issue with a keyword in its title: closed, Yes or No (string + url)."""
     db = dbs["gitlab"]
     mine = db.execute("SELECT i.*, p.namespace || '/' || p.name AS path FROM issues i JOIN "
                       "projects p ON p.id = i.project_id WHERE i.author_id = 1 ORDER BY "
@@ -295,10 +295,10 @@ def my_latest_issue(dbs: Dbs) -> Iterator[Candidate]:
         if len(hits) >= 2 and hits[0]["created"] == hits[1]["created"]:
             continue
         i = hits[0]
-        state = "closed" if i["state"] == "closed" else "open"
+        closed = "Yes" if i["state"] == "closed" else "No"  # "...to check if it is closed"
         url = f"{G}/{i['path']}/-/issues/{i['iid']}"
-        yield port({"keyword": w}, G, [goto(url), stop(state)],
-                   answers={"must_include": [state]}, url=url)
+        yield port({"keyword": w}, G, [goto(url), stop(closed)],
+                   answers={"exact_match": closed}, url=url)
 
 
 def hotels_within(dbs: Dbs) -> Iterator[Candidate]:
