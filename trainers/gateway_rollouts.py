@@ -34,6 +34,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -113,17 +114,22 @@ class GatewayRollouts:
             describe_tools=self.settings.describe_tools)
         self.server = GatewayServer(self.gateway, token=self.token).start()
         self._mcp: dict[str, tuple[subprocess.Popen[bytes], str]] = {}
+        self._mcp_lock = threading.Lock()  # agents of one split share one server
 
     # -- MCP env servers -----------------------------------------------------------------------
 
     def _mcp_url(self, split: str) -> str:
         if not self.settings.mcp:
             return ""
+        with self._mcp_lock:
+            return self._start_mcp(split)
+
+    def _start_mcp(self, split: str) -> str:
         if split not in self._mcp:
             port = _free_port()
+            # in the trainer's process group: a kill of the run's group ends it too
             proc = subprocess.Popen(mcp_command(self.cfg.env, port=port, split=split),
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                    start_new_session=True)
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             self._mcp[split] = (proc, f"http://127.0.0.1:{port}/mcp")
             deadline = time.monotonic() + 120
             while time.monotonic() < deadline:
@@ -252,11 +258,11 @@ class GatewayRollouts:
         """Stop the gateway and the MCP servers."""
         self.server.stop()
         for proc, _ in self._mcp.values():
+            proc.terminate()
             try:
-                os.killpg(proc.pid, signal.SIGTERM)
                 proc.wait(10)
-            except (ProcessLookupError, subprocess.TimeoutExpired):
-                os.killpg(proc.pid, signal.SIGKILL)
+            except subprocess.TimeoutExpired:
+                proc.kill()
 
 
 __all__ = ["AgentSettings", "GatewayRollouts"]

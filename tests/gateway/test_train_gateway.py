@@ -29,7 +29,18 @@ def _trainer(tmp_path: Path, agent: list[str], **gateway: object) -> GRPOTrainer
     return trainer
 
 
-def test_a_real_agent_program_trains_through_the_gateway(tmp_path: Path) -> None:
+def test_a_real_agent_program_trains_through_the_gateway(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentgym.trainers import gateway_rollouts
+
+    started: list[str | None] = []
+    real = gateway_rollouts.mcp_command
+
+    def counting(env_id: str, **kw: object) -> list[str]:
+        started.append(kw.get("split"))  # type: ignore[arg-type]
+        return real(env_id, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(gateway_rollouts, "mcp_command", counting)
     trainer = _trainer(tmp_path, [sys.executable, AGENT, "2"])
     try:
         result = trainer.rollouts.groups(trainer._task_ids("train")[:1], 0)
@@ -39,6 +50,7 @@ def test_a_real_agent_program_trains_through_the_gateway(tmp_path: Path) -> None
             assert sum(t.loss_mask) == sum(b - a for a, b in t.turn_spans) > 0
         metrics = trainer.step()
         assert metrics["episodes"] == 2 and metrics["aborted"] == 0
+        assert started == ["train"]  # concurrent agents share one MCP server per split
     finally:
         trainer.close()
 
