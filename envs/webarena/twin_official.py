@@ -20,6 +20,7 @@ import random
 import re
 import sys
 from functools import cache
+from itertools import islice
 from typing import Any
 
 from agentgym.tasks import Task
@@ -30,6 +31,9 @@ from .twin_ports import PORTS, UNCOVERED
 
 TRAIN_PER_TEMPLATE = 4
 """``lite-train`` instantiations per covered template (fewer when the data has fewer)."""
+POOL = 40
+"""Candidates read from each port (its first ones, then shuffled): enough for the splits and
+cheap to build (some ports have a thousand)."""
 LITE_ID_BASE = 7000
 """``lite-test`` ids are ``7000 + WebArena-Lite task id``; ``lite-train`` ids start at 8000."""
 _SLOT = re.compile(r"\{\{(.*?)\}\}")
@@ -75,7 +79,7 @@ def lite_records() -> dict[str, tuple[dict[str, Any], ...]]:
         for oid, port in sorted(PORTS.items()):
             seen: set[str] = set()
             pool = []
-            for cand in port(dbs):
+            for cand in islice(port(dbs), POOL):
                 rec = _instantiate(templates[oid], cand)
                 if rec["intent"].lower() not in seen:
                     seen.add(rec["intent"].lower())
