@@ -189,7 +189,8 @@ class Trajectory:
 
     def check(self) -> None:
         """Raise if the per-token lists disagree in length or the mask is not 0/1."""
-        for part in [*self.segments, self]:
+        parts: list[Segment | Trajectory] = [*self.segments, self]
+        for part in parts:
             n = len(part.token_ids)
             if not (len(part.loss_mask) == len(part.logprobs) == len(part.versions) == n):
                 raise AgentGymError("trajectory token lists have different lengths")
