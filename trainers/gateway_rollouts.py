@@ -25,7 +25,6 @@ its task's group, with the episode's reward.
 from __future__ import annotations
 
 import concurrent.futures
-import importlib
 import logging
 import os
 import secrets
@@ -105,8 +104,7 @@ class GatewayRollouts:
         self.settings = AgentSettings.from_config(cfg.gateway)
         self._reward_fn = None
         if self.settings.reward not in ("env", "posted"):
-            module, _, name = self.settings.reward.partition(":")
-            self._reward_fn = getattr(importlib.import_module(module), name)
+            self._reward_fn = agentgym.load_entry_point(self.settings.reward)
         self.token = secrets.token_urlsafe(32)
         self.gateway = Gateway(policy, limits=GatewayLimits(
             max_new_tokens=cfg.max_new_tokens, max_context_tokens=cfg.max_tokens),
