@@ -19,10 +19,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from agentgym import Task, TaskSet, ToolSet
-from agentgym.multiagent import MultiAgentEnv
+from agentgym import Task, TaskSet
 
-from .moves import move_tool, read_move
+from .base import GameEnv
+from .moves import read_move
 
 CARDS = "JQK"
 MATCHES, TEST_MATCHES = 120, 30
@@ -46,9 +46,11 @@ def load_tasks(hands: int = 3) -> TaskSet:
     return TaskSet(tasks, name="kuhn")
 
 
-class KuhnPokerEnv(MultiAgentEnv):
+class KuhnPokerEnv(GameEnv):
     """Two agents, ``player_0`` and ``player_1``, play a match of Kuhn poker hands."""
 
+    instructions = INSTRUCTIONS
+    move_description = "Your poker move: check, bet, call or fold."
     possible_agents = ["player_0", "player_1"]  # noqa: RUF012
     reward_probe_exemptions = {  # noqa: RUF012
         "echo": "the observation ends with the legal moves ('check or bet') and a reply plays "
@@ -62,32 +64,17 @@ class KuhnPokerEnv(MultiAgentEnv):
     other class runs. The seat view (:class:`~agentgym.SeatEnv`) reports the game's."""
 
     def __init__(self, split: str = "train", hands: int = 3) -> None:
-        super().__init__()
-        self.split = split
-        self.task_set = load_tasks(hands).split(split)
-        self.task: Task | None = None
+        super().__init__(load_tasks(hands), split)
         self.hand = 0
         self.cards: dict[str, str] = {}
         self.history: list[str] = []
         self.log: list[str] = []
-        self._tools = ToolSet([move_tool("Your poker move: check, bet, call or fold.")])
-
-    def instructions_for(self, agent: str) -> str:
-        """The rules and the reply format (the same for both players)."""
-        return INSTRUCTIONS
-
-    def tools_for(self, agent: str) -> ToolSet:
-        """The ``move`` tool."""
-        return self._tools
 
     def _reset(self, options: dict[str, Any]) -> dict[str, Any]:
-        if "task_id" in options:
-            self.task = self.task_set.get(str(options["task_id"]))
-        else:
-            self.task = self.task_set[int(self.np_random.integers(len(self.task_set)))]
+        info = self.select_task(options)
         self.hand, self.log = 0, []
         self._deal()
-        return {"task_id": self.task.task_id, "split": self.split}
+        return info
 
     @property
     def first(self) -> str:

@@ -16,10 +16,11 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from agentgym import Task, TaskSet, ToolSet
-from agentgym.multiagent import IllegalAction, MultiAgentEnv
+from agentgym import Task, TaskSet
+from agentgym.multiagent import IllegalAction
 
-from .moves import move_tool, read_move
+from .base import GameEnv
+from .moves import read_move
 
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
 TEST_OPENINGS = 20
@@ -51,37 +52,24 @@ def winner(board: list[str]) -> str | None:
     return None
 
 
-class TicTacToeEnv(MultiAgentEnv):
+class TicTacToeEnv(GameEnv):
     """Two agents, ``x`` (moves first) and ``o``, on a 3x3 board."""
 
+    instructions = INSTRUCTIONS
+    move_description = "Mark a free cell: its number, 1 to 9."
     possible_agents = ["x", "o"]  # noqa: RUF012
 
     def __init__(self, split: str = "train") -> None:
-        super().__init__()
-        self.split = split
-        self.task_set = load_tasks().split(split)
+        super().__init__(load_tasks(), split)
         self.board = ["."] * 9
-        self.task: Task | None = None
-        self._tools = ToolSet([move_tool("Mark a free cell: its number, 1 to 9.")])
-
-    def instructions_for(self, agent: str) -> str:
-        """The rules and the reply format (the same for both marks)."""
-        return INSTRUCTIONS
-
-    def tools_for(self, agent: str) -> ToolSet:
-        """The ``move`` tool."""
-        return self._tools
 
     def _reset(self, options: dict[str, Any]) -> dict[str, Any]:
-        if "task_id" in options:
-            self.task = self.task_set.get(str(options["task_id"]))
-        else:
-            self.task = self.task_set[int(self.np_random.integers(len(self.task_set)))]
+        info = self.select_task(options)
         self.board = ["."] * 9
         for i, cell in enumerate(self.task.data["opening"]):
             self.board[cell - 1] = "xo"[i % 2]
         self.agent_selection = "xo"[len(self.task.data["opening"]) % 2]
-        return {"task_id": self.task.task_id, "split": self.split}
+        return info
 
     def legal_actions(self, agent: str) -> list[str]:
         """The free cells' numbers."""
