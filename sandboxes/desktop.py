@@ -167,6 +167,15 @@ class DesktopSandbox(Sandbox):
                 max_processes=self.config.max_processes,
                 max_file_bytes=self.config.max_file_bytes, bwrap=self._bwrap or "bwrap")
             (self.root / "x").mkdir()
+            # the jail binds copies: the desktop's uid may not reach the checkout (a clone
+            # under a 0700 folder), and the apps then see no file of the checkout at all
+            copies = []
+            for path in self.config.share:
+                copy = self.root / "x" / Path(path).name
+                shutil.copyfile(path, copy)
+                copy.chmod(0o644)
+                copies.append(str(copy))
+            self.jail.share = tuple(copies)
             self.jail.prepare(self.root)
             self._start()
         except BaseException:

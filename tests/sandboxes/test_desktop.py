@@ -241,3 +241,18 @@ def test_jail_argv_drops_everything_and_binds_only_the_desktops_folders(tmp_path
     assert str(jail.private) in jail.sandbox_argv(["tk"], private=True)
     assert argv[argv.index(str(jail.bus)) - 1] == "--ro-bind"  # apps cannot swap the socket
     assert argv[-2:] == ["--", "xterm"]
+
+
+def test_shared_files_reach_the_apps_from_a_folder_the_desktop_uid_cannot_enter(tmp_path):
+    """A checkout under a 0700 folder (a fresh clone in a private temporary folder): the jail
+    binds copies of the shared files, so the window manager and the apps still start."""
+    from agentgym.sandboxes._desktop_jail import shared_path
+
+    private = tmp_path / "private-checkout"
+    private.mkdir(mode=0o700)
+    app = private / "hello_app.py"
+    app.write_text("print('shared file read')\n")
+    with DesktopSandbox(DesktopConfig(width=320, height=240, share=(str(app),))) as desktop:
+        proc = desktop.launch(["sh", "-c", f"python3 {shared_path(app)} > ~/shared.txt"])
+        proc.wait(timeout=30)
+        assert (desktop.home / "shared.txt").read_text() == "shared file read\n"
