@@ -35,11 +35,15 @@ def _interrupt_mid_request(cmd: list[str], port: int, websocket: bool) -> tuple[
     import socket
     import subprocess
 
+    from interrupting import _default_sigint
     from websockets.sync.client import connect
 
     from .servers import wait_healthy
 
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    # the default SIGINT action, as a terminal gives it: a job started by a non-interactive
+    # shell's ``&`` (CI runners, nohup) inherits SIGINT ignored, and Ctrl-C would never arrive
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_default_sigint)
     try:
         wait_healthy(f"http://127.0.0.1:{port}/health", 120)
         with contextlib.ExitStack() as open_connections:
