@@ -89,7 +89,7 @@ class NetworkPolicy:
     def origins(self) -> set[str]:
         """The allowed origins as ``scheme://host[:port]`` (both names of loopback), the form
         CDP's storage calls take."""
-        out = set()
+        out: set[str] = set()
         for scheme, hosts, port in self._split():
             default = str(SPECIAL_PORTS.get(scheme, ""))
             suffix = "" if port == default else f":{port}"

@@ -87,8 +87,8 @@ def parse_url(url: str) -> ParsedURL:
         port_text = tail[1:]
         has_port = bool(tail)
     else:
-        raw_host, has_port, port_text = hostport.partition(":")
-        has_port = bool(has_port)
+        raw_host, separator, port_text = hostport.partition(":")
+        has_port = bool(separator)
     host = parse_host(raw_host)
     port = SPECIAL_PORTS[scheme]
     if has_port and port_text:

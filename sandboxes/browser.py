@@ -294,7 +294,8 @@ class BrowserPool:
         try:
             context = await asyncio.wait_for(handle.browser.new_context(
                 viewport={"width": width, "height": height}, service_workers="block",
-                accept_downloads=False, proxy=proxy), self.config.timeout_s)
+                accept_downloads=False, proxy=proxy),  # type: ignore[arg-type]
+                self.config.timeout_s)
         except BaseException as e:
             await gate.aclose()
             if not isinstance(e, Exception):

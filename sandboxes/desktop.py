@@ -388,7 +388,7 @@ class DesktopSandbox(Sandbox):
     def setup(self, steps: Sequence[dict[str, object]]) -> None:
         """Run OSWorld-style setup steps (see :mod:`._desktop_setup`); raise on a failed step."""
         self._check_open()
-        run_setup_steps(self, steps)
+        run_setup_steps(self, steps)  # type: ignore[arg-type]  # duck-typed SetupTarget
 
     # -- Sandbox contract --------------------------------------------------------------------
 

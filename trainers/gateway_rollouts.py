@@ -176,7 +176,7 @@ class GatewayRollouts:
                             **self.cfg.env_kwargs)
         try:
             env.reset(options={"task_id": task_id})
-            total, info = 0.0, {}
+            total, info = 0.0, dict[str, Any]()
             for text in traj.info.get("gateway", {}).get("texts", []):  # the model's own turns
                 _, reward, terminated, truncated, info = env.step(text)
                 total += float(reward)
@@ -195,7 +195,7 @@ class GatewayRollouts:
             trajs = [Trajectory(aborted=True)]
         elif not reason:
             if self.settings.reward == "posted":
-                reward, info = trajs[0].reward, {}
+                reward, info = trajs[0].reward, dict[str, Any]()
             else:
                 reward, info = self._reward(trajs[-1], task_id, split)
             for t in trajs:

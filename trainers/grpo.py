@@ -114,6 +114,7 @@ class GRPOTrainer:
 
             self.selfplay = SelfPlay(self)
         extra = self.selfplay.env_kwargs() if self.selfplay is not None else {}
+        self.rollouts: Any
         if cfg.rollout_source == "gateway":  # issue 28: external agents through the gateway
             from .gateway_rollouts import GatewayRollouts
 

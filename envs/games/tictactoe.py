@@ -65,6 +65,7 @@ class TicTacToeEnv(GameEnv):
 
     def _reset(self, options: dict[str, Any]) -> dict[str, Any]:
         info = self.select_task(options)
+        assert self.task is not None  # set by select_task
         self.board = ["."] * 9
         for i, cell in enumerate(self.task.data["opening"]):
             self.board[cell - 1] = "xo"[i % 2]

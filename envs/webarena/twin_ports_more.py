@@ -4,6 +4,7 @@ bundled data (see :mod:`.twin_ports_shop` for the shape of a port)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from .sites.data_gitlab import GITLAB_USER
 from .sites.data_map import format_minutes, haversine_km, route
@@ -126,10 +127,15 @@ def _pairs(dbs: Dbs) -> Iterator[tuple[dict[str, object], dict[str, object]]]:
         yield places[k], places[k + 1]
 
 
+def _route(a: Any, b: Any, mode: str) -> Any:
+    """The route between places ``a`` and ``b`` (rows with ``lat``/``lon``) for ``mode``."""
+    return route(float(a["lat"]), float(a["lon"]), float(b["lat"]), float(b["lon"]), mode)
+
+
 def walk_time(dbs: Dbs) -> Iterator[Candidate]:
     """the walking time between two places (string_match)."""
     for a, b in _pairs(dbs):
-        minutes = format_minutes(route(a["lat"], a["lon"], b["lat"], b["lon"], "foot")[1])
+        minutes = format_minutes(_route(a, b, "foot")[1])
         yield port({"start": a["name"], "end": b["name"]}, M, [
             *_directions(str(a["name"]), str(b["name"]), "Foot"), stop(minutes)],
             answers={"fuzzy_match": [minutes]}, login=False)
@@ -138,7 +144,7 @@ def walk_time(dbs: Dbs) -> Iterator[Candidate]:
 def walk_distance(dbs: Dbs) -> Iterator[Candidate]:
     """the walking distance between two places (string_match)."""
     for a, b in _pairs(dbs):
-        km = route(a["lat"], a["lon"], b["lat"], b["lon"], "foot")[0]
+        km = _route(a, b, "foot")[0]
         yield port({"location/address_1": a["name"], "location/address_2": b["name"]}, M, [
             *_directions(str(a["name"]), str(b["name"]), "Foot"), stop(f"{km} km")],
             answers={"must_include": [f"{km} km"]}, login=False)
@@ -147,8 +153,8 @@ def walk_distance(dbs: Dbs) -> Iterator[Candidate]:
 def walk_vs_drive(dbs: Dbs) -> Iterator[Candidate]:
     """walking minus driving time between two places (string_match)."""
     for a, b in _pairs(dbs):
-        walk = route(a["lat"], a["lon"], b["lat"], b["lon"], "foot")[1]
-        drive = route(a["lat"], a["lon"], b["lat"], b["lon"], "car")[1]
+        walk = _route(a, b, "foot")[1]
+        drive = _route(a, b, "car")[1]
         diff = format_minutes(walk - drive)
         yield port({"start": a["name"], "end": b["name"]}, M, [
             *_directions(str(a["name"]), str(b["name"]), "Foot"), stop(diff)],
@@ -195,7 +201,7 @@ def walk_then_drive(dbs: Dbs) -> Iterator[Candidate]:
     places = _places(dbs["map"])
     for k in range(0, len(places) - 2, 4):
         a, b, c = places[k], places[k + 1], places[k + 2]
-        total = format_minutes(route(a["lat"], a["lon"], b["lat"], b["lon"], "foot")[1]
+        total = format_minutes(_route(a, b, "foot")[1]
                                + route(b["lat"], b["lon"], c["lat"], c["lon"], "car")[1])
         yield port({"place_A": a["name"], "place_B": b["name"], "place_C": c["name"]}, M, [
             *_directions(a["name"], b["name"], "Foot"), stop(total)],
