@@ -290,11 +290,10 @@ class Episode:
         delta: list[int] = []
         if self.chat is not None:
             generated = t.token_ids[slice(*t.turn_spans[-1])]
-            try:
-                delta = self.chat.observation_ids(message, generated, images=t.images)
-            except PolicyError as e:
-                self._fail(e, "policy prompt", env=False)
+            ids = self._env_ids(message, generated)
+            if ids is None:
                 return
+            delta = ids
         if self.summary is not None and (info.get("context") == SUMMARIZE
                                          or self._over_budget(self.summary, message, delta)):
             await self._summarise(self.summary, message)
@@ -318,6 +317,16 @@ class Episode:
             return len(t.token_ids) + len(delta) > summary.budget
         return estimated_tokens([*t.messages, message]) > summary.budget
 
+    def _env_ids(self, message: dict[str, Any], generated: list[int]) -> list[int] | None:
+        """The exact ids of ``message`` after the turn ``generated``; None when the policy
+        cannot build them (the episode is then ended as a policy failure)."""
+        assert self.chat is not None  # exact-token episodes only
+        try:
+            return list(self.chat.observation_ids(message, generated, images=self.traj.images))
+        except PolicyError as e:
+            self._fail(e, "policy prompt", env=False)
+            return None
+
     def _truncate_before(self, message: dict[str, Any], reason: str) -> None:
         """End the episode truncated, ``message`` (the withheld observation) never seen."""
         t = self.traj
@@ -335,11 +344,8 @@ class Episode:
             return
         request = request_message(summary)
         if chat is not None:
-            generated = t.token_ids[slice(*t.turn_spans[-1])]
-            try:
-                ids = chat.observation_ids(request, generated, images=t.images)
-            except PolicyError as e:
-                self._fail(e, "policy prompt", env=False)
+            ids = self._env_ids(request, t.token_ids[slice(*t.turn_spans[-1])])
+            if ids is None:
                 return
             if len(t.token_ids) + len(ids) >= limit:
                 self._truncate_before(message, f"token limit {limit}")
@@ -367,10 +373,8 @@ class Episode:
         if chat is not None:  # the first prompt's ids, the summary's exact ids, then the delta
             t.start(t.prompt_ids)
             t.add_env_tokens(summary_ids)
-            try:
-                delta = chat.observation_ids(message, summary_ids, images=t.images)
-            except PolicyError as e:
-                self._fail(e, "policy prompt", env=False)
+            delta = self._env_ids(message, summary_ids)
+            if delta is None:
                 return
             if len(t.token_ids) + len(delta) >= limit:
                 self._truncate_before(message, f"token limit {limit}")
