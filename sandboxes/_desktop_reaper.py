@@ -26,6 +26,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 LABEL_ENV = "AGENTGYM_DESKTOP"
@@ -54,11 +55,11 @@ def pids_with_label(label: str) -> list[int]:
     return found
 
 
-def kill_label(label: str, rounds: int = 20) -> int:
-    """SIGKILL every process labelled ``label`` until none is left; return how many were hit."""
+def _kill_all(find: Callable[[], list[int]], rounds: int) -> int:
+    """SIGKILL what ``find()`` lists until it lists nothing (or ``rounds`` passes); the hits."""
     hit = 0
     for _ in range(rounds):
-        pids = pids_with_label(label)
+        pids = find()
         if not pids:
             break
         for pid in pids:
@@ -69,6 +70,11 @@ def kill_label(label: str, rounds: int = 20) -> int:
                 pass
         time.sleep(0.02)
     return hit
+
+
+def kill_label(label: str, rounds: int = 20) -> int:
+    """SIGKILL every process labelled ``label`` until none is left; return how many were hit."""
+    return _kill_all(lambda: pids_with_label(label), rounds)
 
 
 def descendants(roots: set[int]) -> set[int]:
@@ -117,19 +123,7 @@ def kill_uid(uid: int, rounds: int = 20) -> int:
     """SIGKILL every process of the (desktop's own, never 0) ``uid``; return how many were hit."""
     if uid <= 0:
         raise ValueError("kill_uid is for a desktop's own uid")
-    hit = 0
-    for _ in range(rounds):
-        pids = pids_of_uid(uid)
-        if not pids:
-            break
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-                hit += 1
-            except OSError:
-                pass
-        time.sleep(0.02)
-    return hit
+    return _kill_all(lambda: pids_of_uid(uid), rounds)
 
 
 def _uid_free(state_dir: Path, uid: int) -> bool:
