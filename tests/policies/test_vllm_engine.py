@@ -6,11 +6,11 @@ Run by ``make test-vllm`` (marker ``vllm``; also ``slow``, so the default suite 
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from vllm_support import require_vllm
 
 from agentgym import PolicyError
 from agentgym.policies import SamplingParams
@@ -20,16 +20,6 @@ from agentgym.policies.vllm_check import LOGPROB_TOL, hf_logprobs, max_diff
 pytestmark = [pytest.mark.vllm, pytest.mark.slow]
 
 
-def require_vllm() -> str:
-    """vLLM's interpreter; skips without one, fails under ``make test-vllm`` (it must be there)."""
-    from agentgym.policies.vllm_runtime import vllm_python
-
-    python = vllm_python()
-    if python is None:
-        if os.environ.get("AGENTGYM_REQUIRE_VLLM"):
-            pytest.fail("vLLM is not installed: scripts/setup_vllm_cpu.sh")
-        pytest.skip("vLLM is not installed (make setup-vllm)")
-    return python
 
 
 @pytest.fixture(scope="module")

