@@ -28,10 +28,8 @@ from .taskgen import (
 )
 from .templates_forum import FORUM_TEMPLATES, MULTI_TEMPLATES
 from .templates_more import GITLAB_TEMPLATES, MAP_TEMPLATES
-from .templates_shop import SHOP_TEMPLATES
+from .templates_shop import SHOP_TEMPLATES, A, Dbs, S
 
-S, A = "__SHOPPING__", "__SHOPPING_ADMIN__"
-Dbs = dict[str, sqlite3.Connection]
 Port = Callable[[Dbs], Iterator[Candidate]]
 _SHELL = Template(0, ("shopping",), "", 0, lambda t, d: iter(()))
 TWIN = {t.id: t for t in [*SHOP_TEMPLATES, *GITLAB_TEMPLATES, *MAP_TEMPLATES, *FORUM_TEMPLATES,
