@@ -12,6 +12,12 @@ One config runs both phases: the first ``bc_steps`` of ``steps`` are behaviour-c
 (``bc_batch_size`` expert episodes each, learning rate ``bc_lr``), the rest are the algorithm's
 own steps. Evaluation runs after the last BC step too, so the run reports BC alone beside
 BC + RL. ``algorithm: bc_grpo`` selects it (``bc_semi_online`` for the semi-online trainer).
+
+With summarised context (``summary_budget``), the scripted expert is recorded under the same
+budget, counted in the model's tokens, and writes its own summaries
+(:func:`agentgym.policies.scripted.expert_summary`); every context of an expert episode is a
+training sequence, the summary trained in the context that wrote it and given (prompt) in the
+next, as in the RL rows.
 """
 
 from __future__ import annotations
@@ -20,12 +26,14 @@ import dataclasses
 import logging
 import time
 from pathlib import Path
+from typing import Any
 
 import torch
 from torch import Tensor
 
 from agentgym import ConfigError
 from agentgym.policies import Generation
+from agentgym.policies.scripted import ScriptedPolicy
 from agentgym.rollout import (
     ChatFormat,
     ExpertTrajectory,
@@ -69,9 +77,12 @@ def expert_training_trajectory(expert: ExpertTrajectory, chat: ChatFormat, eos_i
     for t, step in enumerate(expert.steps):
         text = step.response(with_thought)
         ids = [*chat.encode(text), eos_id]
-        traj.add_generation(Generation(text=text, token_ids=ids, logprobs=[0.0] * len(ids)))
+        if step.given:  # a summary opening this context: prompt, as in the episode's layout
+            traj.add_env_tokens(ids)
+        else:
+            traj.add_generation(Generation(text=text, token_ids=ids, logprobs=[0.0] * len(ids)))
+            traj.turns += 1
         traj.messages.append({"role": "assistant", "content": text})
-        traj.turns += 1
         if t + 1 < len(expert.steps):
             nxt = expert.steps[t + 1]
             message = {"role": nxt.role, "content": nxt.observation}
@@ -88,7 +99,14 @@ def experts_for(trainer: GRPOTrainer, path: str, split: str) -> dict[str, Expert
     if not path:
         folder = Path(cfg.output_dir) / f"experts-{split}"
         if trainer.dist.is_main and not (folder / "COMPLETE").exists():
-            counts = record_experts(cfg.env, folder, split=split, env_kwargs=cfg.env_kwargs)
+            summary = cfg.summary_config()
+            policy: Any = "scripted"
+            config = None
+            if summary is not None:  # the run's budget, counted in the model's tokens
+                policy = ScriptedPolicy(tokenizer=trainer.tokenizer)
+                config = trainer.rollouts.rollout_config  # turn, token and summary limits
+            counts = record_experts(cfg.env, folder, split=split, env_kwargs=cfg.env_kwargs,
+                                    policy=policy, config=config)
             logger.info("recorded the scripted expert on %s: %s", split, counts)
             (folder / "COMPLETE").write_text("ok")
         barrier(trainer.dist)
@@ -122,8 +140,14 @@ class BCWarmupTrainer(GRPOTrainer):
 
         Multi-turn episodes on a shared, oversubscribed CPU otherwise abort or truncate on the
         wall clock, which would score load as the model's failure. (A config key for these is
-        requested from the trainer's owner.)
+        requested from the trainer's owner.) With ``rollout_source: gateway`` there is no engine
+        here (the agent's own limit is ``gateway.timeout_s``); the expert needs no agent either,
+        it is recorded by :func:`experts_for` from the env alone.
         """
+        if self.cfg.rollout_source == "gateway":
+            if hasattr(self.policy, "timeout_s"):
+                self.policy.timeout_s = max(float(self.policy.timeout_s), PATIENT_S)
+            return
         rc = dataclasses.replace(self.rollouts.rollout_config, policy_timeout_s=PATIENT_S,
                                  episode_timeout_s=4 * PATIENT_S)
         self.rollouts.rollout_config = rc
@@ -159,8 +183,9 @@ class BCWarmupTrainer(GRPOTrainer):
         """One behaviour-cloning step on ``bc_batch_size`` expert episodes of the train split."""
         cfg = self.cfg
         ids = self.sampler.take(cfg.bc_batch_size)
-        trajs = [expert_training_trajectory(self.experts[i], self.chat, self.eos_id)
-                 for i in ids if i in self.experts]
+        trajs = [expert_training_trajectory(context, self.chat, self.eos_id)
+                 for i in ids if i in self.experts
+                 for context in self.experts[i].all_contexts()]
         if not trajs:
             raise ConfigError("no expert trajectory for the sampled train tasks")
         batch = collate(trajs, torch.ones(len(trajs)), pad_id=self.pad_id,

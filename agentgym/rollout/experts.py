@@ -52,6 +52,9 @@ class ExpertStep:
     """Chat role of the observation message (``user`` for the first step)."""
     images: list[str] = field(default_factory=list)
     """Paths of the observation's images (absolute once loaded)."""
+    given: bool = False
+    """Part of the prompt, not trained: the summary that starts a summarised episode's next
+    context (trained once, in the context that wrote it)."""
 
     def response(self, with_thought: bool = True) -> str:
         """The expert's reply as the model would write it: thought (if any) then the action."""
@@ -69,15 +72,30 @@ class ExpertTrajectory:
     instructions: str = ""
     env_id: str = ""
     success: bool = True
+    contexts: list[ExpertTrajectory] = field(default_factory=list)
+    """Earlier contexts of a summarised episode (SUPO), in order, each ending with the expert's
+    summary; :attr:`steps` is the last context, which starts with that summary (``given``)."""
+
+    def all_contexts(self) -> list[ExpertTrajectory]:
+        """Every context to clone: the earlier ones, then this one (itself when unsummarised)."""
+        return [*self.contexts, self]
 
     def to_json(self) -> str:
         """One line of the demonstration JSONL format."""
-        return json.dumps({
+        return json.dumps(self._record(), ensure_ascii=False)
+
+    def _record(self) -> dict[str, Any]:
+        record: dict[str, Any] = {
             "task_id": self.task_id, "env_id": self.env_id, "instructions": self.instructions,
             "success": self.success,
             "steps": [{"observation": s.observation, "role": s.role, "thought": s.thought,
-                       "action": s.action, "images": s.images} for s in self.steps],
-        }, ensure_ascii=False)
+                       "action": s.action, "images": s.images, **({"given": True} if s.given
+                                                                   else {})}
+                      for s in self.steps],
+        }
+        if self.contexts:
+            record["contexts"] = [c._record() for c in self.contexts]
+        return record
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], base: Path | None = None) -> ExpertTrajectory:
@@ -90,38 +108,55 @@ class ExpertTrajectory:
                     thought=str(s.get("thought") or ""),
                     role=str(s.get("role") or ("user" if i == 0 else "tool")),
                     images=[str(base / p) if base else str(p) for p in s.get("images") or []],
+                    given=bool(s.get("given", False)),
                 )
                 for i, s in enumerate(raw_steps)
             ]
             return cls(task_id=str(data["task_id"]), steps=steps,
                        instructions=str(data.get("instructions") or ""),
                        env_id=str(data.get("env_id") or ""),
-                       success=bool(data.get("success", True)))
+                       success=bool(data.get("success", True)),
+                       contexts=[cls.from_dict(c, base) for c in data.get("contexts") or []])
         except (KeyError, TypeError) as e:
             raise AgentGymError(f"demonstration record lacks a field: {e}") from e
 
     @classmethod
     def from_trajectory(cls, traj: Trajectory, root: Path | None = None) -> ExpertTrajectory:
-        """The expert steps of an engine trajectory (observation before each assistant turn)."""
-        msgs = traj.messages
-        system = msgs[0]["content"] if msgs and msgs[0].get("role") == "system" else ""
-        steps: list[ExpertStep] = []
-        last_obs: dict[str, Any] | None = None
-        for m in msgs[1 if system else 0:]:
-            if m.get("role") == "assistant":
-                if last_obs is None:
-                    raise AgentGymError(f"trajectory {traj.task_id}: assistant turn first")
-                images = [traj.image_paths[i] for i in last_obs.get("images", [])
-                          if i < len(traj.image_paths)]
-                steps.append(ExpertStep(
-                    observation=str(last_obs.get("content") or ""),
-                    action=str(m.get("content") or ""), role=str(last_obs["role"]),
-                    images=[str(root / p) if root else p for p in images]))
-                last_obs = None
-            else:
-                last_obs = m
-        return cls(task_id=str(traj.task_id), steps=steps, instructions=str(system),
-                   env_id=traj.env_id, success=traj.success)
+        """The expert steps of an engine trajectory (observation before each assistant turn).
+
+        A summarised episode gives one :attr:`contexts` entry per closed context; the summary
+        that opens a later context is a ``given`` step.
+        """
+        def one(msgs: list[dict[str, Any]]) -> ExpertTrajectory:
+            system = msgs[0]["content"] if msgs and msgs[0].get("role") == "system" else ""
+            return cls(task_id=str(traj.task_id), steps=_steps(traj, msgs[1 if system else 0:],
+                                                               root),
+                       instructions=str(system), env_id=traj.env_id, success=traj.success)
+
+        expert = one(traj.messages)
+        expert.contexts = [one(segment.messages) for segment in traj.segments]
+        return expert
+
+
+def _steps(traj: Trajectory, msgs: list[dict[str, Any]], root: Path | None) -> list[ExpertStep]:
+    """(observation, action) pairs of one context's messages after the system prompt."""
+    steps: list[ExpertStep] = []
+    last_obs: dict[str, Any] | None = None
+    for m in msgs:
+        if m.get("role") == "assistant":
+            if last_obs is None:
+                raise AgentGymError(f"trajectory {traj.task_id}: assistant turn first")
+            images = [traj.image_paths[i] for i in last_obs.get("images", [])
+                      if i < len(traj.image_paths)]
+            steps.append(ExpertStep(
+                observation=str(last_obs.get("content") or ""),
+                action=str(m.get("content") or ""), role=str(last_obs["role"]),
+                images=[str(root / p) if root else p for p in images],
+                given=bool(m.get("summary")) and not last_obs.get("summary_request")))
+            last_obs = None
+        else:
+            last_obs = m
+    return steps
 
 
 def load_experts(path: str | Path, *, successful_only: bool = True) -> list[ExpertTrajectory]:
@@ -182,11 +217,14 @@ def record_experts(
     limit: int | None = None,
     env_kwargs: dict[str, Any] | None = None,
     resume: bool = True,
+    config: Any = None,
 ) -> dict[str, int]:
     """Play ``policy`` (the env's scripted expert) on every task of ``split`` into a store.
 
-    Returns counts: ``episodes`` recorded now, ``successful`` among them, ``skipped`` (already
-    in the store). Observation images are written beside the records by the store.
+    ``config`` (a :class:`~agentgym.rollout.RolloutConfig`, default the engine's) sets e.g. the
+    summarised context the recording runs under. Returns counts: ``episodes`` recorded now,
+    ``successful`` among them, ``skipped`` (already in the store). Observation images are
+    written beside the records by the store.
     """
     import agentgym
 
@@ -207,7 +245,7 @@ def record_experts(
         done = store.done_keys()
         todo = [i for i in ids if (i, 0) not in done]
         counts = {"episodes": 0, "successful": 0, "skipped": len(ids) - len(todo)}
-        engine = Engine(env_id, policy, config=RolloutConfig(), num_envs=num_envs,
+        engine = Engine(env_id, policy, config=config or RolloutConfig(), num_envs=num_envs,
                         env_kwargs=kwargs)  # make() applies the spec's turn limit
         try:
             for traj in engine.run([EpisodeRequest(task_id=i, group_id="expert") for i in todo]):
