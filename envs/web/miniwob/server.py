@@ -21,6 +21,7 @@ _lock = threading.Lock()
 _server: http.server.ThreadingHTTPServer | None = None
 
 
+
 def html_dir() -> Path:
     """The ``html/`` folder shipped in the ``miniwob`` package."""
     try:
@@ -39,14 +40,30 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         super().end_headers()
 
 
+class _Server(http.server.ThreadingHTTPServer):
+    """The threading server, quiet when a browser drops a connection mid-file (a tab closed by
+    a recycle): logged at debug level instead of a traceback on standard error."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Log a dropped connection at debug level; anything else as an error."""
+        import sys
+
+        error = sys.exc_info()[1]
+        if isinstance(error, ConnectionError):
+            logger.debug("miniwob server: %s dropped the connection: %s", client_address, error)
+            return
+        logger.error("miniwob server: request from %s failed", client_address, exc_info=True)
+
+
 def base_url() -> str:
     """``http://127.0.0.1:PORT/`` of the running server (started on the first call)."""
     global _server
     with _lock:
         if _server is None:
             handler = functools.partial(_Handler, directory=str(html_dir()))
-            server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-            server.daemon_threads = True
+            server = _Server(("127.0.0.1", 0), handler)
             thread = threading.Thread(target=server.serve_forever, name="miniwob-http",
                                       daemon=True)
             thread.start()
