@@ -9,6 +9,7 @@ from typing import Any
 
 from .sites.data_forum import FORUM_USER
 from .sites.data_map import CATEGORIES
+from .sites.data_places import FIRST_REAL_PLACE
 from .taskgen import (
     ROWS,
     Candidate,
@@ -135,7 +136,8 @@ def population(t: Template, dbs: Dbs) -> Iterator[Candidate]:
     """Population (wiki) of the city a place (map) lies in."""
     wiki = {r["title"]: r["infobox"] for r in dbs["wikipedia"].execute("SELECT * FROM articles")}
     for p in dbs["map"].execute("SELECT p.name, c.name AS city FROM places p JOIN cities c ON "
-                                "c.id = p.city_id ORDER BY p.id"):
+                                "c.id = p.city_id WHERE p.id < ? ORDER BY p.id",
+                                (FIRST_REAL_PLACE,)):
         pop = dict(line.split("=", 1) for line in wiki[p["city"]].splitlines())["Population"]
         yield record(t, {"place": p["name"]}, M, [
             type_("Search", p["name"], enter=True), click(p["name"], "link"),

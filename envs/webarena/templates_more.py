@@ -8,6 +8,7 @@ from typing import Any
 
 from .sites.data_forum import FORUM_USER
 from .sites.data_map import format_minutes, haversine_km, route
+from .sites.data_places import FIRST_REAL_PLACE
 from .taskgen import (
     ROWS,
     Candidate,
@@ -168,8 +169,9 @@ def assign(t: Template, dbs: Dbs) -> Iterator[Candidate]:
 
 
 def _places(db: sqlite3.Connection) -> list[Any]:
+    """The generated world's places (the real ones of :mod:`.sites.data_places` aside)."""
     return db.execute("SELECT p.*, c.name AS city FROM places p JOIN cities c ON c.id = "
-                      "p.city_id ORDER BY p.id").fetchall()
+                      "p.city_id WHERE p.id < ? ORDER BY p.id", (FIRST_REAL_PLACE,)).fetchall()
 
 
 def _pairs(db: sqlite3.Connection) -> Iterator[tuple[Any, Any]]:

@@ -6,19 +6,18 @@ from __future__ import annotations
 
 from .twin_ports_extra import PORTS_EXTRA
 from .twin_ports_forum import PORTS_FORUM
+from .twin_ports_map import PORTS_MAP
 from .twin_ports_misc import PORTS_MISC
 from .twin_ports_more import PORTS_MORE
 from .twin_ports_shop import PORTS_SHOP, Port
 
 PORTS: dict[int, Port] = {**PORTS_SHOP, **PORTS_MORE, **PORTS_EXTRA, **PORTS_FORUM,
-                          **PORTS_MISC}
+                          **PORTS_MISC, **PORTS_MAP}
 """Official ``intent_template_id`` -> the port that instantiates it on the bundled data."""
 
 _WHY: dict[str, tuple[int, ...]] = {
-    "names real places (Pittsburgh, CMU, airports, US states, stadiums, national parks) the "
-    "bundled map and wiki do not hold": (35, 39, 47, 67, 77, 79, 85, 94, 120, 371,
-                                         781, 782),
-    "the bundled map's addresses have no zip code": (70,),
+    "needs facts the bundled map and wiki do not hold (US state borders, sports teams' "
+    "stadiums, university rankings, the September 11 crash sites)": (67, 94, 120, 371),
     "the gold is a judgement on products (what alleviates jaw bruxism) the site data does not "
     "fix": (151,),
     "names products, brands or attributes the bundled store does not sell (EYZUTAK cases, "

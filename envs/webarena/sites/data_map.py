@@ -11,6 +11,8 @@ import math
 import random
 import sqlite3
 
+from .data_places import FIRST_REAL_PLACE, add_real_places
+
 MAP_SCHEMA = """
 CREATE TABLE cities (id INTEGER PRIMARY KEY, name TEXT UNIQUE, lat REAL, lon REAL);
 CREATE TABLE places (id INTEGER PRIMARY KEY, name TEXT UNIQUE, category TEXT, city_id INTEGER,
@@ -90,6 +92,7 @@ def build_map(conn: sqlite3.Connection, seed: int = 17) -> None:
                      (pid, name, cat, cid, f"{rng.randint(1, 400)} {rng.choice(STREETS)}, {city}",
                       round(lat + rng.uniform(-0.08, 0.08), 5),
                       round(lon + rng.uniform(-0.08, 0.08), 5), rng.choice(HOURS)))
+    add_real_places(conn)
 
 
 def build_wiki(conn: sqlite3.Connection, seed: int = 19) -> None:
@@ -115,7 +118,8 @@ def build_wiki(conn: sqlite3.Connection, seed: int = 19) -> None:
                      (aid, name, summary, body, _infobox(info)))
     notable = mconn.execute(
         "SELECT p.name, p.category, c.name FROM places p JOIN cities c ON c.id = p.city_id "
-        "WHERE p.category IN ('museum', 'university', 'library') ORDER BY p.id").fetchall()
+        "WHERE p.category IN ('museum', 'university', 'library') AND p.id < ? ORDER BY p.id",
+        (FIRST_REAL_PLACE,)).fetchall()
     for pname, cat, city in notable:
         aid += 1
         founded = rng.randint(1800, 2010)

@@ -13,9 +13,12 @@ from starlette.routing import Route
 
 from .common import Site, build_app, path_int, query_choice, query_text
 from .data_map import CATEGORIES, format_minutes, haversine_km, route
+from .data_places import REAL_CATEGORIES
 from .state import SessionStore
 from .views import field, form, link, pager, pager_view, table
 
+KINDS = (*CATEGORIES, *REAL_CATEGORIES)
+"""Place categories, generated and real."""
 MODES = {"car": "Car", "bike": "Bicycle", "foot": "Foot"}
 _PLACES = "SELECT p.*, c.name AS city FROM places p JOIN cities c ON c.id = p.city_id "
 
@@ -42,12 +45,12 @@ def make_app(store: SessionStore) -> Starlette:
     async def home(request: Request) -> Response:
         return site.render(request, "page.html", title="OpenStreetMap", sections=[
             {"heading": "Browse by category", "links": [
-                (f"/search?category={c}", c.title(), False) for c in CATEGORIES]},
+                (f"/search?category={c}", c.title(), False) for c in KINDS]},
             {"heading": "Find directions", "links": [("/directions", "Directions", False)]}])
 
     async def search(request: Request) -> Response:
         q = query_text(request, "q")
-        cat = query_choice(request, "category", ("", *CATEGORIES))
+        cat = query_choice(request, "category", ("", *KINDS))
         where = "(p.name LIKE ? OR p.category LIKE ? OR c.name LIKE ? OR p.address LIKE ?)"
         args: list[Any] = [f"%{q}%"] * 4
         if cat:
@@ -82,7 +85,7 @@ def make_app(store: SessionStore) -> Starlette:
 
     async def nearby(request: Request) -> Response:
         pid = path_int(request, "pid")
-        cat = query_choice(request, "category", ("", *CATEGORIES))
+        cat = query_choice(request, "category", ("", *KINDS))
         with site.db(request) as conn:
             r = conn.execute(f"{_PLACES} WHERE p.id = ?", (pid,)).fetchone()
             if r is None:
@@ -90,7 +93,7 @@ def make_app(store: SessionStore) -> Starlette:
             rows = conn.execute(f"{_PLACES} WHERE p.id != ? AND (? = '' OR p.category = ?)",
                                 (pid, cat, cat)).fetchall()
         near = sorted(rows, key=lambda o: haversine_km(r["lat"], r["lon"], o["lat"], o["lon"]))
-        cats = [(f"/place/{pid}/nearby?category={c}", c.title(), c == cat) for c in CATEGORIES]
+        cats = [(f"/place/{pid}/nearby?category={c}", c.title(), c == cat) for c in KINDS]
         return site.render(request, "page.html", title=f"Places near {r['name']}", sections=[
             {"heading": "Filter by type", "links": cats},
             {"heading": "Nearest places", "table": table(["Name", "Type", "Distance"], [
