@@ -144,17 +144,15 @@ class BCWarmupTrainer(GRPOTrainer):
         here (the agent's own limit is ``gateway.timeout_s``); the expert needs no agent either,
         it is recorded by :func:`experts_for` from the env alone.
         """
+        if hasattr(self.policy, "timeout_s"):  # the hf policy's own wait for a batch slot
+            self.policy.timeout_s = max(float(self.policy.timeout_s), PATIENT_S)
         if self.cfg.rollout_source == "gateway":
-            if hasattr(self.policy, "timeout_s"):
-                self.policy.timeout_s = max(float(self.policy.timeout_s), PATIENT_S)
             return
         rc = dataclasses.replace(self.rollouts.rollout_config, policy_timeout_s=PATIENT_S,
                                  episode_timeout_s=4 * PATIENT_S)
         self.rollouts.rollout_config = rc
         for engine in (self.rollouts.train_engine, self.rollouts.eval_engine):
             engine.config = rc
-        if hasattr(self.policy, "timeout_s"):  # the hf policy's own wait for a batch slot
-            self.policy.timeout_s = max(float(self.policy.timeout_s), PATIENT_S)
 
     def extra_eval_metrics(self) -> dict[str, float]:
         """SOP, TSR and PG on the held-out tasks beside the online success, with ``sop_eval``
