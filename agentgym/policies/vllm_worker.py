@@ -11,7 +11,8 @@ first line of standard input) and answers messages, one JSON object each:
   Every generate waiting at once is run as one batch (``LLM.generate`` over all of them).
 - ``{"op": "load_weights", "id": N, "folder": PATH}``: the running engine reloads its weights
   in place from ``PATH`` (``LLM.collective_rpc("reload_weights", weights_path=PATH)``), and the
-  prefix cache is reset.
+  prefix cache is reset. The CPU backend's packed copy of a tied ``lm_head`` is rebuilt after
+  that reload, which misses it (:func:`refresh_embedding_heads`).
 - ``{"op": "close"}``: the worker exits.
 
 Only plain data crosses the socket (no pickle), so neither side can run code in the other.
@@ -39,12 +40,37 @@ def _sampling(vllm: Any, p: dict[str, Any]) -> Any:
     )
 
 
+def refresh_embedding_heads(model: Any) -> int:
+    """Rebuild the compute weight of every embedding-shaped layer from its live weight; the count.
+
+    On the CPU backend ``UnquantizedEmbeddingMethod.process_weights_after_loading`` gives a layer
+    a ``cpu_linear`` that multiplies by a packed copy of the weight (oneDNN or sgl-kernel), made
+    once. vLLM's layer-wise ``reload_weights`` re-runs that step only for layers that load a
+    tensor: a tied ``lm_head`` (SmolLM2, ``tie_word_embeddings``) loads none, gets its old
+    Parameter back (which shares storage with ``embed_tokens`` and so holds the new values) and
+    keeps the packed copy of the old embedding, so the logits came from the old head. Re-running
+    the step is idempotent for these layers (they keep their weight: ``remove_weight=False``).
+    """
+    from vllm.model_executor.layers.vocab_parallel_embedding import UnquantizedEmbeddingMethod
+
+    count = 0
+    for module in model.modules():
+        method = getattr(module, "quant_method", None)
+        weight = getattr(module, "weight", None)
+        if isinstance(method, UnquantizedEmbeddingMethod) and weight is not None \
+                and not weight.is_meta:
+            method.process_weights_after_loading(module)
+            count += 1
+    return count
+
+
 def _load_weights(llm: Any, folder: str) -> int:
     """Reload the engine's weights in place from ``folder``'s safetensors; the file count.
 
     vLLM's own in-place reload (``Worker.reload_weights``) reads the checkpoint and runs the
     loader's post-processing again (the CPU backend repacks linear weights after loading, so a
-    plain ``model.load_weights`` into the live model cannot work).
+    plain ``model.load_weights`` into the live model cannot work); then the tied head is rebuilt
+    (:func:`refresh_embedding_heads`), which that reload misses.
     """
     from pathlib import Path
 
@@ -52,6 +78,7 @@ def _load_weights(llm: Any, folder: str) -> int:
     if not files:
         raise FileNotFoundError(f"no *.safetensors in {folder}")
     llm.collective_rpc("reload_weights", kwargs={"weights_path": str(folder)})
+    llm.apply_model(refresh_embedding_heads)
     llm.reset_prefix_cache()
     return len(files)
 

