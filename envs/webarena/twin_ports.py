@@ -6,13 +6,15 @@ from __future__ import annotations
 
 from .twin_ports_extra import PORTS_EXTRA
 from .twin_ports_forum import PORTS_FORUM
+from .twin_ports_gitlab import PORTS_GITLAB
 from .twin_ports_map import PORTS_MAP
 from .twin_ports_misc import PORTS_MISC
 from .twin_ports_more import PORTS_MORE
 from .twin_ports_shop import PORTS_SHOP, Port
 
 PORTS: dict[int, Port] = {**PORTS_SHOP, **PORTS_MORE, **PORTS_EXTRA, **PORTS_FORUM,
-                          **PORTS_MISC, **PORTS_MAP}
+                          **PORTS_MISC, **PORTS_MAP,
+                          **PORTS_GITLAB}
 """Official ``intent_template_id`` -> the port that instantiates it on the bundled data."""
 
 _WHY: dict[str, tuple[int, ...]] = {
@@ -33,11 +35,9 @@ _WHY: dict[str, tuple[int, ...]] = {
     "order comments, review statuses, description editing, report date ranges)":
         (251, 266, 268, 271, 274, 275, 277, 280, 285, 1001),
     "'the {{status}} order' names one order; several bundled orders share each status": (366,),
-    "needs GitLab features the bundled site lacks (commits, contributors, merge request "
-    "creation, reviewers and comments, todos, RSS tokens, following, profile "
-    "settings, status, project creation and templates, due dates, issue update times)":
-        (290, 291, 292, 294, 303, 310, 312, 320, 322, 323, 324, 327, 330, 331, 332,
-         335, 348, 360, 361, 2100),
+    "needs GitLab features the bundled site lacks (merge request creation, merge request "
+    "comments, following users, project creation and templates, due dates, issue update "
+    "times; a dotfiles repository)": (292, 294, 310, 327, 330, 332, 335, 348, 360, 2100),
     "needs forum features the bundled forum lacks (forum creation, images, post editing)":
         (7, 11, 27),
     "cross-site tasks whose gold is written content (repository READMEs, posts linking "

@@ -9,6 +9,8 @@ import random
 import sqlite3
 from datetime import datetime, timedelta
 
+from .data_gitlab_more import build_gitlab_more
+
 SCHEMA = """
 CREATE TABLE users (id INTEGER PRIMARY KEY, username TEXT UNIQUE, name TEXT, password TEXT);
 CREATE TABLE projects (id INTEGER PRIMARY KEY, namespace TEXT, name TEXT, description TEXT,
@@ -120,3 +122,4 @@ def build_gitlab(conn: sqlite3.Connection, seed: int = 13) -> None:
                           rng.choice(["opened", "merged", "merged", "closed"]),
                           rng.randint(1, n_users),
                           (created + timedelta(days=rng.randint(1, 500))).date().isoformat()))
+    build_gitlab_more(conn)

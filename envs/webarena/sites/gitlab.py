@@ -24,6 +24,7 @@ from .common import (
     require_user,
 )
 from .data_gitlab import ROLES
+from .gitlab_more import more_routes, profile_facts
 from .state import SessionStore
 from .views import field, filter_links, form, link, pager, pager_view, sort_links, table
 
@@ -46,7 +47,9 @@ def ssh_clone_url(project: Any) -> str:
 
 def make_app(store: SessionStore) -> Starlette:
     """The code-hosting app over ``store``."""
-    site = Site("gitlab", "GitLab", store, nav=[("/explore", "Projects")],
+    site = Site("gitlab", "GitLab", store, nav=[
+        ("/explore", "Projects"), ("/dashboard/merge_requests", "Your merge requests"),
+        ("/dashboard/todos", "To-Do List"), ("/-/profile", "Edit profile")],
                 search=("/explore", "Search projects"))
 
     def me(conn: Any, request: Request) -> int:
@@ -95,7 +98,9 @@ def make_app(store: SessionStore) -> Starlette:
             {"heading": "Project navigation", "links": [
                 (f"{b}/-/issues", "Issues", False), (f"{b}/-/merge_requests", "Merge requests",
                                                      False),
-                (f"{b}/-/project_members", "Members", False), (f"{b}/-/labels", "Labels", False)]},
+                (f"{b}/-/project_members", "Members", False), (f"{b}/-/labels", "Labels", False),
+                (f"{b}/-/commits", "Commits", False), (f"{b}/-/graphs/main", "Contributors",
+                                                       False)]},
             {"heading": "Star", "forms": [form(f"{b}/star", "Star", [], id="star")]}])
 
     async def star(request: Request) -> Response:
@@ -324,14 +329,18 @@ def make_app(store: SessionStore) -> Starlette:
             rows = conn.execute("SELECT p.*, m.role FROM members m JOIN projects p ON p.id = "
                                 "m.project_id WHERE m.user_id = ? ORDER BY p.name",
                                 (u["id"],)).fetchall()
-        return site.render(request, "page.html", title=u["name"], facts=[("Username", name)],
+        return site.render(request, "page.html", title=u["name"],
+                           message=request.query_params.get("msg", "")[:80],
+                           facts=[("Username", name), *profile_facts(u)],
                            sections=[{"heading": "Projects", "table": table(["Project", "Role"], [
                                [link(f"{r['namespace']} / {r['name']}", base(r)), r["role"]]
                                for r in rows])}])
 
     pre = "/{ns}/{proj}"
+    site_routes, project_routes = more_routes(site)
     return build_app(site, [
         Route("/", explore), Route("/explore", explore), Route("/users/{username}", user_page),
+        *site_routes, *project_routes,
         Route(pre, project_page), Route(f"{pre}/star", star, methods=["POST"]),
         Route(f"{pre}/-/issues", issues),
         Route(f"{pre}/-/issues/new", new_issue, methods=["GET", "POST"]),
