@@ -310,6 +310,10 @@ class TrainConfig:
         if self.rollout_source not in ("engine", "gateway"):
             raise ConfigError(f"rollout_source must be engine or gateway, not "
                               f"{self.rollout_source!r}")
+        if self.rollout_source == "gateway" and self.async_rollouts:  # docs/gateway.md
+            raise ConfigError("rollout_source: gateway runs with the synchronous trainer only "
+                              "(async_rollouts: false); async_rollouts needs rollout_source: "
+                              "engine")
         if self.env_backend not in ("asyncio", "ray"):
             raise ConfigError(f"env_backend must be asyncio or ray, not {self.env_backend!r}")
         if self.partial_rollouts and not self.async_rollouts:

@@ -67,3 +67,13 @@ def test_crashing_and_hanging_agents_are_aborted_with_the_reason(tmp_path: Path)
         assert all(t.aborted and t.reason.startswith("agent hung") for t in group)
     finally:
         trainer.close()
+
+
+def test_the_async_trainer_with_the_gateway_is_refused_at_config_load() -> None:
+    from agentgym import ConfigError
+
+    with pytest.raises(ConfigError, match="async_rollouts.*gateway|gateway.*async_rollouts") as e:
+        load_config(None, ["rollout_source=gateway", "async_rollouts=true"])
+    assert "synchronous" in str(e.value)  # names what works
+    load_config(None, ["rollout_source=gateway"])  # the synchronous trainer loads
+    load_config(None, ["async_rollouts=true"])  # and the async trainer with the engine
