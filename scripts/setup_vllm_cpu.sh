@@ -4,9 +4,13 @@
 # project's .venv does not meet, so the engine gets its own environment; the `vllm:` policy runs
 # it in a worker process (agentgym/policies/vllm_runtime.py). The torchvision, torchaudio and
 # torchcodec wheels it pulls in are removed: their native parts do not load against the CPU torch,
-# and text models never need them. Idempotent and quick when already done.
+# and text models never need them. Idempotent and quick when already done (a stamp file written
+# last, so an interrupted run starts again); any failed step stops it with the step named.
+# Network: the package index only (PyPI, or the machine's pip configuration); the CPU torch wheel
+# comes from that configuration, as for `make setup`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+trap 'echo "setup-vllm: FAILED (exit $?) at line $LINENO: $BASH_COMMAND" >&2' ERR
 
 VENV=${VLLM_VENV:-.venv-vllm}
 PYTHON=${PYTHON:-python3}
@@ -39,7 +43,15 @@ except md.PackageNotFoundError:
     (alias / "INSTALLER").write_text("agentgym-setup-vllm\n")
 PY
 # The engine must import and find its CPU platform, and the server command must start.
-"$VENV/bin/python" -c "import vllm, torch; print('setup-vllm: vllm', vllm.__version__, 'torch', torch.__version__)"
+"$VENV/bin/python" - <<'PY'
+import torch, vllm
+from vllm.platforms import current_platform
+if not current_platform.is_cpu():
+    raise SystemExit(f"setup-vllm: vLLM picked the {current_platform.device_name!r} platform, not cpu")
+if not torch.__version__.endswith("+cpu"):
+    raise SystemExit(f"setup-vllm: torch {torch.__version__} is not the CPU build")
+print("setup-vllm: vllm", vllm.__version__, "torch", torch.__version__)
+PY
 "$VENV/bin/vllm" --version >/dev/null
 echo "$want" > "$stamp"
 echo "setup-vllm: done ($VENV, $(du -sh "$VENV" | cut -f1), $(( $(date +%s) - start )) s)"
