@@ -4,6 +4,7 @@ needs, or the gold answer is a judgement the site data does not fix."""
 
 from __future__ import annotations
 
+from .twin_ports_admin import PORTS_ADMIN
 from .twin_ports_extra import PORTS_EXTRA
 from .twin_ports_forum import PORTS_FORUM
 from .twin_ports_gitlab import PORTS_GITLAB
@@ -14,7 +15,7 @@ from .twin_ports_shop import PORTS_SHOP, Port
 
 PORTS: dict[int, Port] = {**PORTS_SHOP, **PORTS_MORE, **PORTS_EXTRA, **PORTS_FORUM,
                           **PORTS_MISC, **PORTS_MAP,
-                          **PORTS_GITLAB}
+                          **PORTS_GITLAB, **PORTS_ADMIN}
 """Official ``intent_template_id`` -> the port that instantiates it on the bundled data."""
 
 _WHY: dict[str, tuple[int, ...]] = {
@@ -31,10 +32,8 @@ _WHY: dict[str, tuple[int, ...]] = {
         (165, 191, 240),
     "needs delivery estimates, shipments or tracking numbers the bundled orders lack":
         (193, 284),
-    "needs admin features the bundled panel lacks (themes, CMS pages, invoices, search terms, "
-    "order comments, review statuses, description editing, report date ranges)":
-        (251, 266, 268, 271, 274, 275, 277, 280, 285, 1001),
-    "'the {{status}} order' names one order; several bundled orders share each status": (366,),
+    "needs admin features the bundled panel lacks (CMS pages, order comments, review "
+    "statuses, description editing)": (251, 275, 277, 280),
     "needs GitLab features the bundled site lacks (merge request creation, merge request "
     "comments, following users, project creation and templates, due dates, issue update "
     "times; a dotfiles repository)": (292, 294, 310, 327, 330, 332, 335, 348, 360, 2100),

@@ -11,6 +11,7 @@ import sqlite3
 from datetime import date, timedelta
 
 from .data_map import CITIES
+from .data_shop_more import build_shop_more
 
 SCHEMA = """
 CREATE TABLE categories (id INTEGER PRIMARY KEY, slug TEXT UNIQUE, name TEXT);
@@ -150,3 +151,4 @@ def build_shop(conn: sqlite3.Connection, seed: int = 7) -> None:
         conn.execute("INSERT INTO orders VALUES (?,?,?,?,?,?)",
                      (oid, f"{100000000 + oid}", cust, rng.choice(ORDER_STATUSES),
                       placed.isoformat(), round(total, 2)))
+    build_shop_more(conn)

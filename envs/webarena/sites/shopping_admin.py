@@ -25,6 +25,7 @@ from .common import (
     redirect,
     require_user,
 )
+from .shopping_admin_more import more_routes, top_terms_section
 from .state import SessionStore
 from .views import field, filter_links, form, link, money, pager, pager_view, sort_links, table
 
@@ -42,7 +43,8 @@ def make_app(store: SessionStore) -> Starlette:
     site = Site("shopping_admin", "Magento Admin", store,
                 nav=[("/products", "Products"), ("/orders", "Orders"),
                      ("/customers", "Customers"), ("/reviews", "Reviews"),
-                     ("/reports/bestsellers", "Bestsellers Report")],
+                     ("/reports/bestsellers", "Bestsellers Report"), ("/sales/invoice", "Invoices"),
+                     ("/reports", "Reports"), ("/themes", "Themes")],
                 search=("/products", "Search products by name or SKU"))
 
     def page(request: Request, **ctx: Any) -> Response:
@@ -56,9 +58,10 @@ def make_app(store: SessionStore) -> Starlette:
                 "SELECT COUNT(*), COALESCE(SUM(total), 0) FROM orders WHERE status != 'canceled'"
             ).fetchone()
             n_customers = conn.execute("SELECT COUNT(*) FROM customers").fetchone()[0]
+            terms = top_terms_section(conn)
         return page(request, title="Dashboard", facts=[
             ("Orders (not canceled)", n_orders), ("Lifetime Sales", money(revenue)),
-            ("Customers", n_customers)])
+            ("Customers", n_customers)], sections=[terms])
 
     async def products(request: Request) -> Response:
         require_user(request, site.name)
@@ -261,5 +264,5 @@ def make_app(store: SessionStore) -> Starlette:
         Route("/customers/{cid}", customer, methods=["GET", "POST"]),
         Route("/reviews", reviews),
         Route("/reviews/{rid}/delete", delete_review, methods=["POST"]),
-        Route("/reports/bestsellers", bestsellers),
+        Route("/reports/bestsellers", bestsellers), *more_routes(site),
     ])
