@@ -66,7 +66,10 @@ async def main(max_turns: int) -> None:
     async with server:
         first = await server.call_tool("reset", {"task_id": os.environ["AGENTGYM_TASK_ID"]})
         server.episode_id = first.structured_content["episode_id"]
+        # the env's instructions (MCP v2 reports them on the session, v1 in its initialize result)
         init = server.server_initialize_result
+        instructions = getattr(server.session, "instructions", None) or (
+            init.instructions if init else None)
         client = AsyncOpenAI(max_retries=0, timeout=600)
 
         def stop_when_done(ctx: RunContextWrapper[Any], results: list[Any]
@@ -75,7 +78,7 @@ async def main(max_turns: int) -> None:
                                             final_output="done" if server.done else None)
 
         agent = Agent(
-            name="shopper", instructions=(init.instructions if init else None) or "",
+            name="shopper", instructions=instructions,
             model=OpenAIChatCompletionsModel(model="agentgym", openai_client=client),
             mcp_servers=[server], tool_use_behavior=stop_when_done)
         try:
