@@ -12,10 +12,11 @@ from .twin_ports_map import PORTS_MAP
 from .twin_ports_misc import PORTS_MISC
 from .twin_ports_more import PORTS_MORE
 from .twin_ports_shop import PORTS_SHOP, Port
+from .twin_ports_store import PORTS_STORE
 
 PORTS: dict[int, Port] = {**PORTS_SHOP, **PORTS_MORE, **PORTS_EXTRA, **PORTS_FORUM,
                           **PORTS_MISC, **PORTS_MAP,
-                          **PORTS_GITLAB, **PORTS_ADMIN}
+                          **PORTS_GITLAB, **PORTS_ADMIN, **PORTS_STORE}
 """Official ``intent_template_id`` -> the port that instantiates it on the bundled data."""
 
 _WHY: dict[str, tuple[int, ...]] = {
@@ -25,13 +26,13 @@ _WHY: dict[str, tuple[int, ...]] = {
     "fix": (151,),
     "names products, brands or attributes the bundled store does not sell (EYZUTAK cases, "
     "Switch cards, storage capacity, XBox models, shirts)": (171, 207, 210, 237, 666, 1356),
-    "needs the store's newsletter or discounts, which the bundled store lacks": (188, 199),
+    "the gold is 'N/A' (no item is discounted), which the twin's answer checks refuse as an "
+    "answer anyone can give without looking": (188,),
     "needs several open browser tabs": (145,),
     "needs product options (sizes, configurable variants) and option editing": (252,),
     "needs account address editing or order address changes, missing from the bundled sites":
         (165, 191, 240),
-    "needs delivery estimates, shipments or tracking numbers the bundled orders lack":
-        (193, 284),
+    "needs shipments and tracking numbers the bundled orders lack": (284,),
     "needs admin features the bundled panel lacks (CMS pages, order comments, review "
     "statuses, description editing)": (251, 275, 277, 280),
     "needs GitLab features the bundled site lacks (merge request creation, merge request "

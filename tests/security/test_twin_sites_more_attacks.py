@@ -1,5 +1,6 @@
 """Attacks on the twin's newer site pages (GitLab profile, tokens, to-dos and merge request
-dashboard; the admin panel's invoices, reports, search terms and themes).
+dashboard; the admin panel's invoices, reports, search terms and themes; the storefront's
+newsletter subscription).
 
 The apps run in-process over a private session store (the real site code, the real SQLite
 copies); the proof of each failed attack is an HTTP status, a token absent from a response, or
@@ -114,6 +115,21 @@ def test_admin_report_and_invoice_inputs_fail_clearly(tmp_path: Path) -> None:
         assert client.get(f"/themes/{bad}").status_code == 404
     assert client.get("/sales/invoice/1").status_code in (200, 404)
     assert _digest(store, "shopping_admin") == before
+
+
+def test_newsletter_needs_the_login_and_one_of_its_choices(tmp_path: Path) -> None:
+    client, store = _client("shopping", tmp_path, login=False)
+    before = _digest(store, "shopping")
+    resp = client.post("/newsletter/manage", data={"subscribed": "yes"})
+    assert resp.status_code == 303 and resp.headers["location"].startswith("/login")
+    user, password = ACCOUNTS["shopping"]
+    assert client.post("/login", data={"username": user, "password": password}
+                       ).status_code == 303
+    for choice in ("<script>alert(1)</script>", "yes' OR 1=1 --", "", "YES"):
+        resp = client.post("/newsletter/manage", data={"subscribed": choice})
+        assert resp.status_code == 400 and "<script>alert" not in resp.text, choice
+    assert client.post("/newsletter/manage", json={"subscribed": "yes"}).status_code == 400
+    assert _digest(store, "shopping") == before
 
 
 # -- a forged page against the real sites and Chromium ------------------------------------------

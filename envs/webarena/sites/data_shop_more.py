@@ -1,5 +1,6 @@
 """More of the shop's content: the storefront's search terms (what shoppers searched for, and
-how often) and the storefront themes the admin panel lists.
+how often), the storefront themes the admin panel lists, and each customer's newsletter
+subscription (none to start with).
 
 Filled after :func:`.data_shop.build_shop`'s tables, so the older content (and every task
 computed from it) is unchanged. The figures are fixed here, written for this project.
@@ -13,6 +14,7 @@ MORE_SCHEMA = """
 CREATE TABLE search_terms (id INTEGER PRIMARY KEY, query TEXT UNIQUE, results INTEGER,
   hits INTEGER);
 CREATE TABLE themes (id INTEGER PRIMARY KEY, title TEXT UNIQUE, path TEXT, parent TEXT);
+ALTER TABLE customers ADD COLUMN newsletter TEXT NOT NULL DEFAULT 'no';
 """
 SEARCH_TERMS = [("nordic kettle", 4, 214), ("headphones", 9, 187), ("nordic yoga mat", 3, 166),
                 ("acme blender", 2, 141), ("nordic", 12, 129), ("green tea", 5, 97),

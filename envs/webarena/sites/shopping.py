@@ -22,6 +22,7 @@ from .common import (
     redirect,
     require_user,
 )
+from .shopping_more import delivery, more_routes
 from .state import SessionStore
 from .views import (
     field,
@@ -272,7 +273,9 @@ def make_app(store: SessionStore) -> Starlette:
             ("Name", f"{c['first_name']} {c['last_name']}"), ("Email", c["email"]),
             ("Address", f"{c['city']}, {c['state']}"), ("Phone", c["phone"])], sections=[
             {"heading": "Account", "links": [("/account/orders", "My Orders", False),
-                                             ("/wishlist", "My Wish List", False)]}])
+                                             ("/wishlist", "My Wish List", False),
+                                             ("/newsletter/manage", "Newsletter Subscriptions",
+                                              False)]}])
 
     async def orders(request: Request) -> Response:
         user = require_user(request, site.name)
@@ -302,7 +305,7 @@ def make_app(store: SessionStore) -> Starlette:
                                  "p.id = i.product_id WHERE order_id = ?", (o["id"],)).fetchall()
         return site.render(request, "page.html", title=f"Order # {number}", facts=[
             ("Status", o["status"].title()), ("Order Date", o["created"]),
-            ("Order Total", money(o["total"]))], sections=[
+            ("Order Total", money(o["total"])), ("Delivery", delivery(o))], sections=[
             {"heading": "Items Ordered", "table": table(["Product", "Price", "Qty"], [
                 [link(i["name"], f"/product/{i['product_id']}"), money(i["price"]), i["qty"]]
                 for i in items])}])
@@ -320,5 +323,5 @@ def make_app(store: SessionStore) -> Starlette:
         Route("/checkout", checkout, methods=["POST"]),
         Route("/wishlist", wishlist), Route("/wishlist/add", wishlist_add, methods=["POST"]),
         Route("/account", account), Route("/account/orders", orders),
-        Route("/account/orders/{number}", order),
+        Route("/account/orders/{number}", order), *more_routes(site, _customer),
     ])

@@ -33,7 +33,7 @@ from .data_gitlab import build_gitlab
 from .data_map import build_map, build_wiki
 from .data_shop import build_shop
 
-DATA_VERSION = "3"
+DATA_VERSION = "4"
 """Bump when generated content changes; tasks are computed from the same version."""
 SITES = ("shopping", "shopping_admin", "reddit", "gitlab", "map", "wikipedia")
 """WebArena's site names, in the order of their placeholders."""
