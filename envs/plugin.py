@@ -72,6 +72,14 @@ def agentgym_register_envs(register: EnvRegistrar) -> None:
         tasks="agentgym.envs.sql.env:load_tasks",
         description="Cooperative: a planner (schema) and an executor (SQL tools) share the reward.",
     )
+    register(
+        "sql/team-vs-scripted-v0",
+        "agentgym.envs.sql.team:team_seat",
+        family="sql",
+        max_turns=7,
+        tasks="agentgym.envs.sql.env:load_tasks",
+        description="One role of the SQL team (drawn per episode) beside the scripted partner.",
+    )
     from .games.registration import register_games
 
     register_games(register)

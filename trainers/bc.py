@@ -32,8 +32,7 @@ import torch
 from torch import Tensor
 
 from agentgym import ConfigError
-from agentgym.policies import Generation
-from agentgym.policies.scripted import ScriptedPolicy
+from agentgym.policies import Generation, load_policy
 from agentgym.rollout import (
     ChatFormat,
     ExpertTrajectory,
@@ -103,7 +102,7 @@ def experts_for(trainer: GRPOTrainer, path: str, split: str) -> dict[str, Expert
             policy: Any = "scripted"
             config = None
             if summary is not None:  # the run's budget, counted in the model's tokens
-                policy = ScriptedPolicy(tokenizer=trainer.tokenizer)
+                policy = load_policy("scripted", tokenizer=trainer.tokenizer)
                 config = trainer.rollouts.rollout_config  # turn, token and summary limits
             counts = record_experts(cfg.env, folder, split=split, env_kwargs=cfg.env_kwargs,
                                     policy=policy, config=config)

@@ -7,17 +7,21 @@ Two agents with different views and tools, on the SQL family's tasks and scorer:
 - the **executor** sees the question and the plan but not the schema, and has the SQL env's
   ``execute_sql`` and ``submit`` tools; it may explore the database with queries.
 
-Both agents get the episode's reward: 1 when the executor's submitted query matches the gold
-result (the SQL env's own scorer, unchanged), else 0. The executor has ``max_executor_turns``
+The plan must state the query the planner suggests (``SELECT ...`` or ``WITH ...``): a plan
+without one is an illegal action. The scripted executor (the partner of a planner seat) runs the
+plan's query and submits it, so a planner seat is rewarded for a correct query, never for
+merely writing something. Both agents get the episode's reward: 1 when the executor's submitted
+query matches the gold result (the SQL env's own scorer, unchanged), else 0. The executor has ``max_executor_turns``
 turns (default 6); running out ends the episode with reward 0. An infrastructure failure of the
 database ends it with ``info["aborted"]`` for both agents, never a score.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from agentgym import ToolSet
+from agentgym import ToolCall, ToolSet
 from agentgym.multiagent import IllegalAction, MultiAgentEnv
 
 from .env import SQLEnv, _schema_text
@@ -37,6 +41,17 @@ EXECUTOR = (
     "<answer>...</answer> to submit."
 )
 MAX_PLAN_CHARS = 4000
+_QUERY = re.compile(r"\bwith\s+\w+\s+as\s*\([^;]*|\bselect\b[^;]*", re.IGNORECASE)
+
+
+def plan_query(plan: str) -> str:
+    """The query a plan suggests: from its first ``SELECT``/``WITH`` to a ``;`` or the end, with
+    a closing code fence or tag cut off ('' when the plan holds none)."""
+    found = _QUERY.search(plan)
+    if found is None:
+        return ""
+    query = re.split(r"```|</", found.group(0), maxsplit=1)[0]
+    return " ".join(query.split())
 
 
 class SQLTeamEnv(MultiAgentEnv):
@@ -97,12 +112,20 @@ class SQLTeamEnv(MultiAgentEnv):
                 action.get("content") or "" if isinstance(action, dict) else "")
             if not text.strip():
                 raise IllegalAction("the plan is empty; write a plan for the executor")
+            if not plan_query(text):
+                raise IllegalAction("the plan states no query; end it with the query you "
+                                    "suggest (SELECT ...)")
             self.plan = text.strip()[:MAX_PLAN_CHARS]
             self.agent_selection = "executor"
             return
         self.executor_turns += 1
         obs, reward, terminated, truncated, info = self.sql.step(action)
         self._last = obs["text"]
+        mine = self.infos.setdefault(agent, {})  # the SQL env's error (malformed call, bad SQL)
+        if "error" in info:
+            mine["error"] = str(info["error"])
+        else:
+            mine.pop("error", None)
         if info.get("aborted"):
             for a in self.agents:
                 self.infos[a].update(aborted=True, abort_reason=info.get("abort_reason", ""))
@@ -118,17 +141,29 @@ class SQLTeamEnv(MultiAgentEnv):
         self.end({}, f"{agent} gave up: {reason}")
 
     def scripted_action(self, agent: str) -> Any:
-        """The planner states the gold query; the executor plays the SQL expert's actions."""
+        """The planner states the gold query; the executor runs the plan's query, then submits it
+        (so the team's reward follows the plan)."""
         task = self.sql.task
         assert task is not None
         if agent == "planner":
             return f"Run this query and submit it: {task.data['gold_sql']}"
-        actions = self.sql.expert_actions(task)
-        return actions[min(self.executor_turns, len(actions) - 1)]
+        query = plan_query(self.plan)
+        name = "execute_sql" if self.executor_turns == 0 else "submit"
+        return ToolCall(name, {"query": query})
 
     def close(self) -> None:
         """Close the SQL env."""
         self.sql.close()
 
 
-__all__ = ["SQLTeamEnv"]
+def team_seat(split: str = "train", seat: str | None = None, opponent: Any = "scripted",
+              **kwargs: Any) -> Any:
+    """One role of the team (drawn per episode unless ``seat`` names it) beside ``opponent``
+    playing the other: ``scripted`` (the gold-query planner, the expert executor), ``random``,
+    an :class:`~agentgym.opponents.Opponent` such as the live policy, or a pool."""
+    from agentgym.seat import SeatEnv
+
+    return SeatEnv(SQLTeamEnv(split, **kwargs), seat=seat, opponent=opponent)
+
+
+__all__ = ["SQLTeamEnv", "plan_query", "team_seat"]

@@ -150,3 +150,39 @@ def test_an_opponent_forfeiting_before_the_seat_acts_pays_at_the_first_step() ->
     assert "Game over" in obs["text"] and "forfeited" in obs["text"]
     obs, reward, done, truncated, info = env.step("anything")
     assert (reward, done, truncated, info["outcome"]) == (1.0, True, False, "win")
+
+
+def test_sql_team_planner_seat_is_rewarded_for_its_query_not_for_writing_something() -> None:
+    import agentgym
+    from agentgym.envs.sql.team import plan_query
+
+    assert plan_query("Start with orders: ```sql\nSELECT COUNT(*) FROM orders;\n```") == \
+        "SELECT COUNT(*) FROM orders"
+    assert plan_query("count the orders") == ""
+    env = agentgym.make("sql/team-vs-scripted-v0", seat="planner", split="test")
+    try:
+        env.reset(seed=0)
+        _, reward, done, _, info = env.step("Count the rows of the main table.")  # no query
+        assert not done and reward == 0.0 and "states no query" in info["error"]
+        _, reward, done, _, info = env.step("SELECT 'not the answer'")  # a wrong query
+        assert done and reward == 0.0 and info["outcome"] == "failure"
+        obs, _ = env.reset(seed=0)
+        gold = env.unwrapped.env.task.data["gold_sql"]
+        _, reward, done, _, info = env.step(f"Plan: the gold.\n{gold}")
+        assert done and reward == 1.0 and info["outcome"] == "success"
+    finally:
+        env.close()
+
+
+def test_sql_team_executor_errors_reach_the_seats_info() -> None:
+    import agentgym
+
+    env = agentgym.make("sql/team-vs-scripted-v0", seat="executor", split="test")
+    try:
+        env.reset(seed=0)
+        _, _, done, _, info = env.step("hello")
+        assert not done and info["error"] == "no tool call"
+        _, _, _, _, info = env.step("<sql>SELECT 1</sql>")
+        assert "error" not in info
+    finally:
+        env.close()

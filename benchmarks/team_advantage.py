@@ -1,0 +1,120 @@
+"""Agent-wise (Dr. MAS) against global advantage normalisation on the cooperative SQL team.
+
+    python benchmarks/team_advantage.py [CONFIG] [key=value ...]
+    python benchmarks/team_advantage.py --report RUN_DIR      # figures of two finished arms
+
+Default config: ``configs/team_sql_cpu.yaml`` (behaviour cloning on the scripted roles, then
+GRPO on ``sql/team-vs-scripted-v0``: each episode trains one role, planner or executor, beside
+the scripted partner; one shared policy plays both roles). Both arms train at once, each in its
+own process, with the same seeds: ``agent`` (``advantage_scope: agent``: each role normalised
+against its own rewards within the group) and ``global`` (``advantage_scope: group``: the plain
+GRPO group). Printed per arm: held-out greedy success at every evaluation, and the training
+success of each role at every GRPO step (from the rollouts); the last line is
+``agentwise_vs_global_heldout_success_ratio=...``, final held-out success of the agent-wise arm
+over the global arm's.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from agentgym.trainers import load_config, train
+
+DEFAULT = "configs/team_sql_cpu.yaml"
+ARMS = {"agent": "agent", "global": "group"}
+"""Arm name -> ``advantage_scope``."""
+ROLES = "role_success.jsonl"
+
+
+def run_arm(arm: str, config: str, overrides: list[str]) -> None:
+    """Train one arm in this process; each GRPO step's success per role goes to ROLES."""
+    from agentgym import get_registry
+
+    logging.basicConfig(level=logging.INFO, format=f"%(asctime)s {arm} %(name)s: %(message)s")
+    cfg = load_config(config, overrides)
+    base = get_registry("trainers").load(cfg.algorithm)
+    path = Path(cfg.output_dir) / ROLES
+
+    class Counted(base):  # type: ignore[misc, valid-type]
+        def _rollout(self, task_ids: list[str]) -> Any:
+            result = super()._rollout(task_ids)
+            by_role: dict[str, list[float]] = defaultdict(list)
+            for t in (t for g in result.groups for t in g if not t.aborted):
+                by_role[str(t.info.get("seat", "?"))].append(float(t.success))
+            with path.open("a") as f:
+                f.write(json.dumps({"step": self.state.step, **{
+                    r: [sum(v), len(v)] for r, v in sorted(by_role.items())}}) + "\n")
+            return result
+
+    train(cfg, trainer_cls=Counted)
+
+
+def _rows(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def report(root: Path, minutes: float | None = None) -> float:
+    """Print both arms' figures; returns the agent-wise / global held-out success ratio."""
+    out = sys.stdout.write
+    if minutes is not None:
+        out(f"run={root} wall_minutes={minutes:.1f}\n")
+    final: dict[str, float] = {}
+    for arm in ARMS:
+        evals = sorted((r for r in _rows(root / arm / "metrics.jsonl") if r["kind"] == "eval"),
+                       key=lambda r: int(r["step"]))
+        if not evals:
+            out(f"{arm}: no evaluations in {root / arm}/metrics.jsonl\n")
+            final[arm] = math.nan
+            continue
+        out(f"{arm}: heldout_greedy " + " ".join(
+            f"step {e['step']}={e['success_greedy']:.3f}" for e in evals) + "\n")
+        for row in _rows(root / arm / ROLES):
+            step = row.pop("step")
+            roles = " ".join(f"{r}={s:.0f}/{n}" for r, (s, n) in row.items())
+            out(f"{arm}: train_success step {step + 1} {roles}\n")
+        final[arm] = float(evals[-1]["success_greedy"])
+    agent, glob = final["agent"], final["global"]
+    ratio = agent / glob if glob > 0 else (math.nan if agent == 0 or math.isnan(agent)
+                                           else math.inf)
+    out(f"agentwise_vs_global_heldout_success_ratio={ratio:.3f}\n")
+    return ratio
+
+
+def main(argv: list[str]) -> None:
+    """Train both arms side by side (or read finished ones) and print the figures."""
+    if argv[:1] == ["--report"]:
+        report(Path(argv[1]))
+        return
+    if argv[:1] == ["--arm"]:
+        run_arm(argv[1], argv[2], argv[3:])
+        return
+    named = bool(argv) and "=" not in argv[0]
+    config, overrides = (argv[0], argv[1:]) if named else (DEFAULT, argv)
+    root = Path(load_config(config, overrides).output_dir)
+    root.mkdir(parents=True, exist_ok=True)
+    t0 = time.monotonic()
+    procs = []
+    for arm, scope in ARMS.items():
+        extra = [f"output_dir={root / arm}", f"advantage_scope={scope}"]
+        with open(root / f"{arm}.log", "w") as log:  # the child keeps its own copy of the fd
+            procs.append(subprocess.Popen(
+                [sys.executable, __file__, "--arm", arm, config, *overrides, *extra],
+                stdout=log, stderr=subprocess.STDOUT))
+    codes = [p.wait() for p in procs]
+    minutes = (time.monotonic() - t0) / 60
+    for arm, code in zip(ARMS, codes, strict=True):
+        if code:
+            sys.stdout.write(f"{arm} arm exited {code}; see {root / arm}.log\n")
+    report(root, minutes)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
