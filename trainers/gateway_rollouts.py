@@ -18,8 +18,10 @@ The reward (``gateway.reward``):
 - ``module:function``: ``function(trajectory, task_id)`` returns the reward.
 
 An agent that exits non-zero, or is still running after ``gateway.timeout_s`` (its whole process
-group is killed), is an aborted episode with the reason. Every branch of an episode is a row of
-its task's group, with the episode's reward.
+group is killed), is an aborted episode with the reason; so is every agent still running when the
+run closes (:meth:`GatewayRollouts.close` kills their process groups: an agent that leaves its
+group, ``setsid``, escapes this). Every branch of an episode is a row of its task's group, with
+the episode's reward.
 """
 
 from __future__ import annotations
@@ -90,6 +92,14 @@ class AgentSettings:
         return out
 
 
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """SIGKILL the process group the agent leads (it and every process it started there)."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -113,6 +123,10 @@ class GatewayRollouts:
         self.server = GatewayServer(self.gateway, token=self.token).start()
         self._mcp: dict[str, tuple[subprocess.Popen[bytes], str]] = {}
         self._mcp_lock = threading.Lock()  # agents of one split share one server
+        self._agents: set[subprocess.Popen[bytes]] = set()
+        """Agents running now: :meth:`close` kills their process groups."""
+        self._agents_lock = threading.Lock()
+        self._closing = False
 
     # -- MCP env servers -----------------------------------------------------------------------
 
@@ -150,19 +164,22 @@ class GatewayRollouts:
         argv = list(self.settings.agent)
         if argv[0] == "python":  # the trainer's own interpreter (its packages, its venv)
             argv[0] = sys.executable
-        proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, start_new_session=True)
+        with self._agents_lock:
+            if self._closing:
+                return "the run is closing", ""
+            proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.PIPE, start_new_session=True)
+            self._agents.add(proc)
         try:
             _, err = proc.communicate(timeout=self.settings.timeout_s)
         except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
+            _kill_group(proc)
             proc.communicate()
             return f"agent hung: still running after {self.settings.timeout_s:g}s (killed)", ""
         finally:
-            try:  # leftovers of the agent's process group
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+            _kill_group(proc)  # leftovers of the agent's process group
+            with self._agents_lock:
+                self._agents.discard(proc)
         tail = err.decode("utf-8", "replace")[-400:].strip()
         if proc.returncode != 0:
             return f"agent exited with status {proc.returncode}: {tail}", tail
@@ -253,7 +270,14 @@ class GatewayRollouts:
                 "eval_s": time.perf_counter() - t0}
 
     def close(self) -> None:
-        """Stop the gateway and the MCP servers."""
+        """Kill the agents still running (their whole process groups; their episodes end
+        aborted), then stop the gateway and the MCP servers."""
+        with self._agents_lock:
+            self._closing = True
+            running = list(self._agents)
+        for proc in running:
+            if proc.poll() is None:
+                _kill_group(proc)
         self.server.stop()
         for proc, _ in self._mcp.values():
             proc.terminate()
