@@ -16,6 +16,7 @@ import argparse
 import asyncio
 import atexit
 import fcntl
+import functools
 import hashlib
 import json
 import logging
@@ -69,7 +70,18 @@ def checkout_source() -> str:
     return str(Path(__file__).resolve().parent)
 
 
+@functools.cache
 def _version() -> str:
+    """The package version and a hash of the site sources (code and generated data): a server
+    started before the sites were edited is never reused by the edited checkout."""
+    digest = hashlib.sha256()
+    root = Path(__file__).resolve().parent
+    for path in sorted(root.rglob("*.py")):
+        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    return f"{_package_version()}+sites.{digest.hexdigest()[:10]}"
+
+
+def _package_version() -> str:
     from agentgym import __version__
 
     return __version__

@@ -21,6 +21,27 @@ def test_the_default_runtime_folder_is_keyed_to_the_checkout(monkeypatch):
         Path("/a/envs"), "0.2.0")
 
 
+def test_an_edit_of_the_site_sources_changes_the_key(tmp_path, monkeypatch):
+    import shutil
+
+    copy = tmp_path / "sites"
+    shutil.copytree(Path(sites.__file__).parent, copy,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(sites, "__file__", str(copy / "server.py"))
+    sites._version.cache_clear()
+    try:
+        before = sites._version()
+        assert before.startswith(sites._package_version() + "+sites.")
+        sites._version.cache_clear()
+        assert sites._version() == before  # the same sources: the same key
+        (copy / "shopping.py").write_text((copy / "shopping.py").read_text() + "\n# edited\n")
+        sites._version.cache_clear()
+        assert sites._version() != before  # a server of the old sources is not reused
+    finally:
+        monkeypatch.undo()
+        sites._version.cache_clear()
+
+
 def test_a_server_of_another_checkout_is_not_reused(tmp_path, caplog):
     folder = tmp_path / "shared"
     mine = sites.ensure_sites(folder)
