@@ -12,8 +12,8 @@ without one is an illegal action. The scripted executor (the partner of a planne
 plan's query and submits it, so a planner seat is rewarded for a correct query, never for
 merely writing something. Both agents get the episode's reward: 1 when the executor's submitted
 query matches the gold result (the SQL env's own scorer, unchanged), else 0. The executor has
-``max_executor_turns`` turns (default 6); running out ends the episode with reward 0. An infrastructure failure of the
-database ends it with ``info["aborted"]`` for both agents, never a score.
+``max_executor_turns`` turns (default 6); running out ends the episode with reward 0. An
+infrastructure failure of the database ends it with ``info["aborted"]`` for both agents, never a score.
 """
 
 from __future__ import annotations
