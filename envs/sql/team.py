@@ -9,11 +9,12 @@ Two agents with different views and tools, on the SQL family's tasks and scorer:
 
 The plan must state the query the planner suggests (``SELECT ...`` or ``WITH ...``): a plan
 without one is an illegal action. The scripted executor (the partner of a planner seat) runs the
-plan's query and submits it, so a planner seat is rewarded for a correct query, never for
-merely writing something. Both agents get the episode's reward: 1 when the executor's submitted
-query matches the gold result (the SQL env's own scorer, unchanged), else 0. The executor has
+plan's query and submits it, so a planner seat is rewarded for a correct query, never for merely
+writing something. Both agents get the episode's reward: 1 when the executor's submitted query
+matches the gold result (the SQL env's own scorer, unchanged), else 0. The executor has
 ``max_executor_turns`` turns (default 6); running out ends the episode with reward 0. An
-infrastructure failure of the database ends it with ``info["aborted"]`` for both agents, never a score.
+infrastructure failure of the database ends it with ``info["aborted"]`` for both agents, never a
+score.
 """
 
 from __future__ import annotations
