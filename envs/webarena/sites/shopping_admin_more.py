@@ -71,7 +71,7 @@ def more_routes(site: Site) -> list[Route]:
     async def invoices(request: Request) -> Response:
         require_user(request, site.name)
         q = query_text(request, "q", max_len=20)
-        where, args = "o.status = 'complete'", ()
+        where, args = "o.status = 'complete'", ()  # type: tuple[str, tuple[Any, ...]]
         if q:  # an invoice number: the order id, zero-padded
             where, args = ("o.status = 'complete' AND o.id = ?", (int(q),)) if q.isdigit() \
                 else ("0", ())
