@@ -314,6 +314,9 @@ class TrainConfig:
             raise ConfigError("rollout_source: gateway runs with the synchronous trainer only "
                               "(async_rollouts: false); async_rollouts needs rollout_source: "
                               "engine")
+        if self.rollout_source == "gateway" and self.summary_budget:
+            raise ConfigError("summary_budget (summarised context) needs rollout_source: engine; "
+                              "an external agent keeps its own history through the gateway")
         if self.env_backend not in ("asyncio", "ray"):
             raise ConfigError(f"env_backend must be asyncio or ray, not {self.env_backend!r}")
         if self.partial_rollouts and not self.async_rollouts:

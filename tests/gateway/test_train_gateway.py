@@ -77,3 +77,11 @@ def test_the_async_trainer_with_the_gateway_is_refused_at_config_load() -> None:
     assert "synchronous" in str(e.value)  # names what works
     load_config(None, ["rollout_source=gateway"])  # the synchronous trainer loads
     load_config(None, ["async_rollouts=true"])  # and the async trainer with the engine
+
+
+def test_summarised_context_with_the_gateway_is_refused_at_config_load() -> None:
+    from agentgym import ConfigError
+
+    with pytest.raises(ConfigError, match="summary_budget.*rollout_source: engine"):
+        load_config(None, ["rollout_source=gateway", "summary_budget=90"])
+    load_config(None, ["summary_budget=90"])  # with the engine it loads
