@@ -36,6 +36,7 @@ import logging
 import os
 import shutil
 import uuid
+import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -153,6 +154,7 @@ class BrowserPool:
         self.launched = 0
         """Browsers launched so far (replacements included)."""
         self.closed = False
+        self._driver_pids: set[int] = set()
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -164,7 +166,9 @@ class BrowserPool:
                 from agentgym.errors import missing_extra
 
                 raise missing_extra("playwright", "web") from e
+            before = _driver_pids()
             self._pw = await async_playwright().start()
+            self._driver_pids = _driver_pids() - before  # killed if the loop ends unclosed
         return self._pw
 
     async def _launch(self) -> BrowserHandle:
@@ -349,6 +353,20 @@ class BrowserPool:
         """Pids of every live browser process and its children."""
         return [pid for h in self.browsers for pid in h.descendants()]
 
+    def abandon(self) -> None:
+        """Kill every browser of a pool whose event loop has ended (its objects can no longer
+        be awaited): the processes go, the pool is closed. Never raises."""
+        self.closed = True
+        for handle in self.browsers:
+            handle.closing = True
+            if handle.pid is not None:
+                kill_tree(handle.pid)
+        self.browsers.clear()
+        self._pw = None
+        for pid in self._driver_pids:  # the driver outlives the loop that started it
+            kill_tree(pid)
+        self._driver_pids = set()
+
     async def aclose(self) -> None:
         """Close every browser and stop Playwright (never raises)."""
         self.closed = True
@@ -386,19 +404,51 @@ async def _quiet_close(context: Any, timeout_s: float = 30.0) -> None:
         logger.debug("closing a spare context failed: %s", e)
 
 
+def _driver_pids() -> set[int]:
+    """Pids of this process's Playwright driver children."""
+    import psutil
+
+    out = set()
+    for child in psutil.Process().children():
+        try:
+            if "run-driver" in child.cmdline():
+                out.add(child.pid)
+        except psutil.Error:
+            continue
+    return out
+
+
 _SHARED: dict[tuple[int, BrowserConfig], tuple[BrowserPool, int]] = {}
+_POOL_LOOPS: weakref.WeakKeyDictionary[BrowserPool, asyncio.AbstractEventLoop] = \
+    weakref.WeakKeyDictionary()
+"""The loop each shared pool was made on: a loop id can be reused by a later loop once the
+first is gone, and a pool of an ended loop must never be handed out again."""
 
 
 async def shared_pool(config: BrowserConfig | None = None) -> BrowserPool:
     """The pool of the running loop for ``config`` (created on first use); pair with
     :func:`release_pool`."""
     config = config or BrowserConfig()
-    key = (id(asyncio.get_running_loop()), config)
+    loop = asyncio.get_running_loop()
+    key = (id(loop), config)
     pool, refs = _SHARED.get(key, (None, 0))
+    if pool is not None and _POOL_LOOPS.get(pool) is not loop:  # an ended loop's, same id
+        pool.abandon()
+        pool = None
     if pool is None or pool.closed:
         pool, refs = BrowserPool(config), 0
+        _POOL_LOOPS[pool] = loop
     _SHARED[key] = (pool, refs + 1)
     return pool
+
+
+def forget_pool(pool: BrowserPool) -> None:
+    """Drop a shared pool whose event loop has ended and kill its browsers (see
+    :meth:`BrowserPool.abandon`); its other users find it closed."""
+    for key, (known, _refs) in list(_SHARED.items()):
+        if known is pool:
+            del _SHARED[key]
+    pool.abandon()
 
 
 async def release_pool(pool: BrowserPool) -> None:
@@ -428,6 +478,7 @@ __all__ = [
     "browser_processes",
     "chromium_available",
     "find_chromium",
+    "forget_pool",
     "kill_tree",
     "origin_of",
     "parse_url",

@@ -71,6 +71,15 @@ class Engine:
         self.stats = EngineStats()
         self._tracker = BusyTracker()
         self._round = 0
+        self._runner: asyncio.Runner | None = None
+        """The event loop of the sync twins, kept from call to call: env workers live on, and a
+        browser, a desktop client or a connection they hold is bound to the loop that made it."""
+
+    def _run_sync(self, coro: Any) -> Any:
+        """Run ``coro`` on the engine's own loop (made on first use, closed by :meth:`close`)."""
+        if self._runner is None:
+            self._runner = asyncio.Runner()
+        return self._runner.run(coro)
 
     # -- one episode -------------------------------------------------------------------------
 
@@ -168,7 +177,7 @@ class Engine:
         list[Trajectory]
     ):
         """Sync twin of :meth:`arun` (not for use inside a running event loop)."""
-        return asyncio.run(self._with_policy_cleanup(self.arun(requests, on_result)))
+        return self._run_sync(self._with_policy_cleanup(self.arun(requests, on_result)))
 
     # -- groups for GRPO ---------------------------------------------------------------------
 
@@ -201,7 +210,7 @@ class Engine:
     ):
         """Sync twin of :meth:`agenerate_groups`."""
         coro = self.agenerate_groups(task_ids, group_size, seed=seed)
-        return asyncio.run(self._with_policy_cleanup(coro))
+        return self._run_sync(self._with_policy_cleanup(coro))
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -217,8 +226,13 @@ class Engine:
         await self.policy.aclose()
 
     def close(self) -> None:
-        """Sync twin of :meth:`aclose`."""
-        asyncio.run(self.aclose())
+        """Sync twin of :meth:`aclose` (then closes the loop of the sync twins)."""
+        try:
+            self._run_sync(self.aclose())
+        finally:
+            if self._runner is not None:
+                runner, self._runner = self._runner, None
+                runner.close()
 
 
 async def _signal_when_done(lanes: list[asyncio.Task[None]], out: asyncio.Queue[Any]) -> None:

@@ -36,6 +36,7 @@ from agentgym.sandboxes.browser import (
     BrowserPool,
     BrowserSession,
     NetworkPolicy,
+    forget_pool,
     release_pool,
     shared_pool,
 )
@@ -220,6 +221,26 @@ class WebEnv(AgentEnv):
 
     # -- episode loop ------------------------------------------------------------------------
 
+    def forget_ended_loop(self) -> None:
+        """Drop the browser state of the loop the last reset ran on, which has ended (a
+        synchronous ``Engine.run`` runs each call on a new loop, the env lives on): its session,
+        tab prefetch and pool cannot be awaited here, so the pool's browsers are killed and this
+        reset opens a fresh session on the running loop. Subclasses drop their own loop-bound
+        objects too."""
+        logger.debug("the loop of the last reset has ended: a fresh browser on this one")
+        if self.navigation is not None:
+            try:
+                self.navigation.close()
+            except Exception as e:  # listeners of a context whose loop is gone
+                logger.debug("closing the navigation watch failed: %s", e)
+            self.navigation = None
+        self.session = None
+        self.prefetcher = Prefetcher()
+        self._background_tasks = set()
+        if self.pool is not None:
+            pool, self.pool = self.pool, None
+            forget_pool(pool)
+
     async def _close_session(self, wait: bool = True) -> None:
         if self.session is not None:
             session, self.session = self.session, None
@@ -268,7 +289,11 @@ class WebEnv(AgentEnv):
             return None
 
     async def _areset(self, options: dict[str, Any]) -> tuple[Observation, dict[str, Any]]:
-        self.home_loop = asyncio.get_running_loop()
+        loop = asyncio.get_running_loop()
+        if self.home_loop is not None and self.home_loop is not loop \
+                and not self.home_loop.is_running():
+            self.forget_ended_loop()
+        self.home_loop = loop
         session = await self._recycled_session()
         if session is None:
             await self._close_session(wait=False)  # its slot frees in the background
@@ -337,8 +362,14 @@ class WebEnv(AgentEnv):
             await release_pool(pool)
 
     def close(self) -> None:
-        """Close the session on the loop that opened it (the engine closes envs from threads)."""
+        """Close the session on the loop that opened it (the engine closes envs from threads);
+        when that loop has ended, kill its browsers instead (nothing of it can be awaited)."""
         home = self.home_loop
+        if home is not None and home is not self._loop and not home.is_running():
+            self.forget_ended_loop()
+            self.home_loop = None
+            super().close()
+            return
         if home is not None and home is not self._loop and home.is_running():
             try:
                 running = asyncio.get_running_loop()

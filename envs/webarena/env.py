@@ -277,6 +277,13 @@ class WebArenaEnv(WebEnv):
         except httpx.HTTPError as e:  # the server collects idle sessions anyway
             logger.debug("dropping site session %s failed: %s", sid, e)
 
+    def forget_ended_loop(self) -> None:
+        """Also drop the sites' HTTP client of the ended loop (the site server collects the
+        old episode's session when it idles)."""
+        super().forget_ended_loop()
+        self._http = None
+        self.session_id = ""
+
     def _site_client(self) -> httpx.AsyncClient:
         """The env's HTTP client for the bundled sites' control routes, made once: building
         a client loads a TLS context (about 50 ms of CPU), too much for every episode."""
