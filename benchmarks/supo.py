@@ -18,13 +18,14 @@ from __future__ import annotations
 import json
 import logging
 import math
-import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 from agentgym.trainers import load_config, train
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from arms import evals, rows, split_argv, train_arms  # noqa: E402
 
 DEFAULT = "configs/supo_shop_cpu.yaml"
 ARMS = ("supo", "full")
@@ -51,18 +52,10 @@ def run_arm(arm: str, config: str, overrides: list[str]) -> None:
     train(cfg, trainer_cls=Counted)
 
 
-def _evals(run: Path) -> list[dict[str, Any]]:
-    path = run / "metrics.jsonl"
-    rows = [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
-    by_step = {int(r["step"]): r for r in rows if r["kind"] == "eval"}
-    return [by_step[s] for s in sorted(by_step)]
-
-
 def _train_share(run: Path) -> tuple[int, int, int]:
-    path = run / COUNTS
-    rows = [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
-    return (sum(r["episodes"] for r in rows), sum(r.get("summarised", 0) for r in rows),
-            sum(r.get("summaries", 0) for r in rows))
+    counts = rows(run / COUNTS)
+    return (sum(r["episodes"] for r in counts), sum(r.get("summarised", 0) for r in counts),
+            sum(r.get("summaries", 0) for r in counts))
 
 
 def report(root: Path, minutes: float | None = None) -> float:
@@ -72,21 +65,21 @@ def report(root: Path, minutes: float | None = None) -> float:
         out(f"run={root} wall_minutes={minutes:.1f}\n")
     final: dict[str, float] = {}
     for arm in ARMS:
-        evals = _evals(root / arm)
-        if not evals:
+        done = evals(root / arm)
+        if not done:
             out(f"{arm}: no evaluations in {root / arm}/metrics.jsonl\n")
             final[arm] = math.nan
             continue
-        parts = [f"step {e['step']}={e['success_greedy']:.3f}" for e in evals]
+        parts = [f"step {e['step']}={e['success_greedy']:.3f}" for e in done]
         out(f"{arm}: heldout_greedy " + " ".join(parts) + "\n")
-        if "summarised_greedy" in evals[-1]:
-            share = " ".join(f"step {e['step']}={e['summarised_greedy']:.3f}" for e in evals)
+        if "summarised_greedy" in done[-1]:
+            share = " ".join(f"step {e['step']}={e['summarised_greedy']:.3f}" for e in done)
             out(f"{arm}: heldout_summarised_share {share}\n")
         episodes, summarised, summaries = _train_share(root / arm)
         if episodes:
             out(f"{arm}: train_summarised_share={summarised / episodes:.3f} ({summarised}/"
                 f"{episodes} GRPO episodes, {summaries} summaries)\n")
-        final[arm] = float(evals[-1]["success_greedy"])
+        final[arm] = float(done[-1]["success_greedy"])
     supo, full = final["supo"], final["full"]
     ratio = supo / full if full > 0 else (math.nan if supo == 0 or math.isnan(supo) else math.inf)
     out(f"supo_vs_full_context_heldout_success_ratio={ratio:.3f}\n")
@@ -101,23 +94,9 @@ def main(argv: list[str]) -> None:
     if argv[:1] == ["--arm"]:
         run_arm(argv[1], argv[2], argv[3:])
         return
-    named = bool(argv) and "=" not in argv[0]
-    config, overrides = (argv[0], argv[1:]) if named else (DEFAULT, argv)
-    root = Path(load_config(config, overrides).output_dir)
-    root.mkdir(parents=True, exist_ok=True)
-    t0 = time.monotonic()
-    procs = []
-    for arm in ARMS:
-        extra = [f"output_dir={root / arm}", *(["summary_budget=0"] if arm == "full" else [])]
-        with open(root / f"{arm}.log", "w") as log:  # the child keeps its own copy of the fd
-            procs.append(subprocess.Popen(
-                [sys.executable, __file__, "--arm", arm, config, *overrides, *extra],
-                stdout=log, stderr=subprocess.STDOUT))
-    codes = [p.wait() for p in procs]
-    minutes = (time.monotonic() - t0) / 60
-    for arm, code in zip(ARMS, codes, strict=True):
-        if code:
-            sys.stdout.write(f"{arm} arm exited {code}; see {root / arm}.log\n")
+    config, overrides = split_argv(argv, DEFAULT)
+    root, minutes = train_arms(__file__, config, overrides,
+                               {arm: ["summary_budget=0"] if arm == "full" else [] for arm in ARMS})
     report(root, minutes)
 
 

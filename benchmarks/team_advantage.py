@@ -19,14 +19,15 @@ from __future__ import annotations
 import json
 import logging
 import math
-import subprocess
 import sys
-import time
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 from agentgym.trainers import load_config, train
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from arms import evals, rows, split_argv, train_arms  # noqa: E402
 
 DEFAULT = "configs/team_sql_cpu.yaml"
 ARMS = {"agent": "agent", "global": "group"}
@@ -57,10 +58,6 @@ def run_arm(arm: str, config: str, overrides: list[str]) -> None:
     train(cfg, trainer_cls=Counted)
 
 
-def _rows(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
-
-
 def report(root: Path, minutes: float | None = None) -> float:
     """Print both arms' figures; returns the agent-wise / global held-out success ratio."""
     out = sys.stdout.write
@@ -68,19 +65,18 @@ def report(root: Path, minutes: float | None = None) -> float:
         out(f"run={root} wall_minutes={minutes:.1f}\n")
     final: dict[str, float] = {}
     for arm in ARMS:
-        evals = sorted((r for r in _rows(root / arm / "metrics.jsonl") if r["kind"] == "eval"),
-                       key=lambda r: int(r["step"]))
-        if not evals:
+        done = evals(root / arm)
+        if not done:
             out(f"{arm}: no evaluations in {root / arm}/metrics.jsonl\n")
             final[arm] = math.nan
             continue
         out(f"{arm}: heldout_greedy " + " ".join(
-            f"step {e['step']}={e['success_greedy']:.3f}" for e in evals) + "\n")
-        for row in _rows(root / arm / ROLES):
+            f"step {e['step']}={e['success_greedy']:.3f}" for e in done) + "\n")
+        for row in rows(root / arm / ROLES):
             step = row.pop("step")
             roles = " ".join(f"{r}={s:.0f}/{n}" for r, (s, n) in row.items())
             out(f"{arm}: train_success step {step + 1} {roles}\n")
-        final[arm] = float(evals[-1]["success_greedy"])
+        final[arm] = float(done[-1]["success_greedy"])
     agent, glob = final["agent"], final["global"]
     ratio = agent / glob if glob > 0 else (math.nan if agent == 0 or math.isnan(agent)
                                            else math.inf)
@@ -96,23 +92,9 @@ def main(argv: list[str]) -> None:
     if argv[:1] == ["--arm"]:
         run_arm(argv[1], argv[2], argv[3:])
         return
-    named = bool(argv) and "=" not in argv[0]
-    config, overrides = (argv[0], argv[1:]) if named else (DEFAULT, argv)
-    root = Path(load_config(config, overrides).output_dir)
-    root.mkdir(parents=True, exist_ok=True)
-    t0 = time.monotonic()
-    procs = []
-    for arm, scope in ARMS.items():
-        extra = [f"output_dir={root / arm}", f"advantage_scope={scope}"]
-        with open(root / f"{arm}.log", "w") as log:  # the child keeps its own copy of the fd
-            procs.append(subprocess.Popen(
-                [sys.executable, __file__, "--arm", arm, config, *overrides, *extra],
-                stdout=log, stderr=subprocess.STDOUT))
-    codes = [p.wait() for p in procs]
-    minutes = (time.monotonic() - t0) / 60
-    for arm, code in zip(ARMS, codes, strict=True):
-        if code:
-            sys.stdout.write(f"{arm} arm exited {code}; see {root / arm}.log\n")
+    config, overrides = split_argv(argv, DEFAULT)
+    root, minutes = train_arms(__file__, config, overrides,
+                               {arm: [f"advantage_scope={scope}"] for arm, scope in ARMS.items()})
     report(root, minutes)
 
 

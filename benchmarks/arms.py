@@ -1,0 +1,59 @@
+"""Two or more training arms side by side, each in its own process: the learning benchmarks'
+A/B comparisons (``supo.py``, ``team_advantage.py``) measured in one run.
+
+A benchmark script calls :func:`train_arms` with the overrides that make each arm; every arm
+runs ``<script> --arm NAME CONFIG [overrides]`` with its own ``output_dir`` (``<root>/<name>``)
+and log (``<root>/<name>.log``), and the script's ``--arm`` branch trains it.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from agentgym.trainers import load_config
+
+
+def rows(path: Path) -> list[dict[str, Any]]:
+    """The JSON lines of ``path`` (none when it does not exist yet)."""
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def evals(run: Path) -> list[dict[str, Any]]:
+    """The evaluation rows of a run's ``metrics.jsonl``, one per step, in step order."""
+    by_step = {int(r["step"]): r for r in rows(run / "metrics.jsonl") if r.get("kind") == "eval"}
+    return [by_step[s] for s in sorted(by_step)]
+
+
+def split_argv(argv: list[str], default: str) -> tuple[str, list[str]]:
+    """``(config, overrides)`` from a benchmark's arguments (the config is optional)."""
+    named = bool(argv) and "=" not in argv[0]
+    return (argv[0], argv[1:]) if named else (default, argv)
+
+
+def train_arms(script: str, config: str, overrides: list[str],
+               arms: dict[str, list[str]]) -> tuple[Path, float]:
+    """Train every arm at once (``arms``: name -> its extra overrides) and wait for all.
+
+    Returns the run folder and the wall time in minutes; an arm that failed is said on stdout
+    with its log.
+    """
+    root = Path(load_config(config, overrides).output_dir)
+    root.mkdir(parents=True, exist_ok=True)
+    t0 = time.monotonic()
+    procs = []
+    for arm, extra in arms.items():
+        with open(root / f"{arm}.log", "w") as log:  # the child keeps its own copy of the fd
+            procs.append(subprocess.Popen(
+                [sys.executable, script, "--arm", arm, config, *overrides,
+                 f"output_dir={root / arm}", *extra],
+                stdout=log, stderr=subprocess.STDOUT))
+    codes = [p.wait() for p in procs]
+    for arm, code in zip(arms, codes, strict=True):
+        if code:
+            sys.stdout.write(f"{arm} arm exited {code}; see {root / arm}.log\n")
+    return root, (time.monotonic() - t0) / 60
