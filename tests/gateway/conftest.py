@@ -84,3 +84,19 @@ def gateway_server(scripted_policy: HFPolicy) -> GatewayServer:
     """A live loopback gateway in front of the scripted HF policy."""
     with GatewayServer(Gateway(scripted_policy, model_name="tiny")) as server:
         yield server
+
+
+def evaluate_keeping_trajectories(rollouts: Any, task_ids: list[str]) -> tuple[dict, list]:
+    """``rollouts.evaluate(task_ids)`` and every trajectory the gateway handed the trainer."""
+    from agentgym.trainers.distributed import DistInfo
+
+    seen: list = []
+    real = rollouts.gateway.collect
+
+    def collect(episode: str) -> list:  # keep what the trainer would get
+        out = real(episode)
+        seen.extend(out)
+        return out
+
+    rollouts.gateway.collect = collect
+    return rollouts.evaluate(task_ids, DistInfo()), seen

@@ -16,9 +16,8 @@ import pytest
 
 from agentgym.policies.hf import HFPolicy
 from agentgym.trainers import load_config
-from agentgym.trainers.distributed import DistInfo
 
-from .conftest import ScriptedLM
+from .conftest import ScriptedLM, evaluate_keeping_trajectories
 
 ROOT = Path(__file__).parents[2]
 AGENT = Path(__file__).parent / "agents" / "openai_agents_sdk_agent.py"
@@ -45,17 +44,8 @@ def test_agents_sdk_plays_a_held_out_task_token_exactly(sdk_python: str) -> None
     model = ScriptedLM(SCRIPT)
     policy = HFPolicy(model, model.tok, device="cpu", batch_wait_ms=1.0)
     rollouts = GatewayRollouts(cfg, policy, 4)
-    seen = []
-    real = rollouts.gateway.collect
-
-    def collect(episode: str):  # keep what the trainer would get
-        out = real(episode)
-        seen.extend(out)
-        return out
-
-    rollouts.gateway.collect = collect  # type: ignore[method-assign]
     try:
-        metrics = rollouts.evaluate([TASK], DistInfo())
+        metrics, seen = evaluate_keeping_trajectories(rollouts, [TASK])
     finally:
         rollouts.close()
         policy.close()

@@ -16,6 +16,8 @@ import pytest
 
 from agentgym.trainers import load_config
 
+from .conftest import evaluate_keeping_trajectories
+
 AGENTS = Path(__file__).parent / "agents"
 ROOT = Path(__file__).parents[2]
 MODEL = Path(os.environ.get("AGENTGYM_AGENTS_MODEL", ROOT / "runs" / "demo" / "train" / "final"))
@@ -47,7 +49,6 @@ def test_real_agent_solves_held_out_tasks_token_exactly(agent: str, needs: str,
         pytest.skip(f"needs a model that solves the shop tasks in {MODEL} (`make demo` writes "
                     "runs/demo/train/final; or set AGENTGYM_AGENTS_MODEL)")
     from agentgym.policies.hf import HFPolicy
-    from agentgym.trainers.distributed import DistInfo
     from agentgym.trainers.gateway_rollouts import GatewayRollouts
 
     cfg = load_config(None, ["env=shop/price-v0", "max_new_tokens=12", "max_turns=4",
@@ -57,16 +58,7 @@ def test_real_agent_solves_held_out_tasks_token_exactly(agent: str, needs: str,
     policy = HFPolicy(str(MODEL), device="cpu", num_threads=1)
     rollouts = GatewayRollouts(cfg, policy, 4)
     try:
-        seen = []
-        real = rollouts.gateway.collect
-
-        def collect(episode: str):  # keep what the trainer would get
-            out = real(episode)
-            seen.extend(out)
-            return out
-
-        rollouts.gateway.collect = collect  # type: ignore[method-assign]
-        metrics = rollouts.evaluate(_tests(), DistInfo())
+        metrics, seen = evaluate_keeping_trajectories(rollouts, _tests())
     finally:
         rollouts.close()
         policy.close()
