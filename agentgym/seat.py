@@ -34,9 +34,10 @@ class SeatEnv(AgentEnv):
             raise EnvError(f"no seat {seat!r}: choose one of {env.possible_agents}")
         self.env = env
         self.seat = seat
-        self.opponents = OpponentPool([opponent_from_name(opponent) if isinstance(opponent, str)
-                                       else opponent] if not isinstance(opponent, OpponentPool)
-                                      else opponent.entries)  # fmt: skip
+        # a pool is shared, not copied: checkpoints the trainer adds (or retires and closes)
+        # later reach every env made earlier
+        self.opponents = opponent if isinstance(opponent, OpponentPool) else OpponentPool(
+            [opponent_from_name(opponent) if isinstance(opponent, str) else opponent])
         self.max_opponent_moves = max_opponent_moves
         first = seat or env.possible_agents[0]
         self.instructions = env.instructions_for(first)

@@ -87,7 +87,7 @@ class SelfPlay:
         policies = [e.opponent for e in self.pool.entries if isinstance(e.opponent, PolicyOpponent)]
         while len(policies) > cfg.opponent_pool_size:  # the oldest checkpoint leaves
             oldest = policies.pop(0)
-            self.pool.entries = [e for e in self.pool.entries if e.opponent is not oldest]
+            self.pool.entries[:] = [e for e in self.pool.entries if e.opponent is not oldest]
             self._close(oldest.policy)
         logger.info("opponent pool: %s", ", ".join(self.pool.names))
 

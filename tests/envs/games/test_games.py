@@ -186,3 +186,24 @@ def test_sql_team_executor_errors_reach_the_seats_info() -> None:
         assert "error" not in info
     finally:
         env.close()
+
+
+def test_a_seat_env_shares_the_trainers_opponent_pool() -> None:
+    """Checkpoints added to the pool after the env was made reach it; retired ones never play
+    again (a retired checkpoint is closed: drawing it aborted the self-play run's episodes)."""
+    from agentgym.envs.games.tictactoe import TicTacToeEnv
+    from agentgym.opponents import OpponentPool, opponent_from_name
+
+    pool = OpponentPool([opponent_from_name("scripted")])
+    env = SeatEnv(TicTacToeEnv("test"), opponent=pool)
+    random_player = opponent_from_name("random")
+    pool.add(random_player, weight=1e9)  # as the trainer adds a checkpoint between steps
+    env.reset(seed=0)
+    assert env.opponent is random_player
+    pool.entries[:] = [e for e in pool.entries if e.opponent is not random_player]  # retired
+    drawn = set()
+    for seed in range(20):
+        env.reset(seed=seed)
+        drawn.add(env.opponent.name)
+    assert drawn == {"scripted"}
+    env.close()
