@@ -9,9 +9,11 @@ and log (``<root>/<name>.log``), and the script's ``--arm`` branch trains it.
 from __future__ import annotations
 
 import json
+import logging
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -57,3 +59,25 @@ def train_arms(script: str, config: str, overrides: list[str],
         if code:
             sys.stdout.write(f"{arm} arm exited {code}; see {root / arm}.log\n")
     return root, (time.monotonic() - t0) / 60
+
+
+def train_arm(arm: str, config: str, overrides: list[str], log_name: str,
+              row: Callable[[Any], dict[str, Any]]) -> None:
+    """Train one arm in this process, appending ``{"step": ..., **row(result)}`` for each
+    training rollout to ``<output_dir>/<log_name>`` (``result``: the trainer's rollout result)."""
+    from agentgym import get_registry
+    from agentgym.trainers import train
+
+    logging.basicConfig(level=logging.INFO, format=f"%(asctime)s {arm} %(name)s: %(message)s")
+    cfg = load_config(config, overrides)
+    base = get_registry("trainers").load(cfg.algorithm)
+    path = Path(cfg.output_dir) / log_name
+
+    class Logged(base):  # type: ignore[misc, valid-type]
+        def _rollout(self, task_ids: list[str]) -> Any:
+            result = super()._rollout(task_ids)
+            with path.open("a") as f:
+                f.write(json.dumps({"step": self.state.step, **row(result)}) + "\n")
+            return result
+
+    train(cfg, trainer_cls=Logged)

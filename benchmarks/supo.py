@@ -15,17 +15,12 @@ arm over the full-context arm's.
 
 from __future__ import annotations
 
-import json
-import logging
 import math
 import sys
 from pathlib import Path
-from typing import Any
-
-from agentgym.trainers import load_config, train
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from arms import evals, rows, split_argv, train_arms  # noqa: E402
+from arms import evals, rows, split_argv, train_arm, train_arms  # noqa: E402
 
 DEFAULT = "configs/supo_shop_cpu.yaml"
 ARMS = ("supo", "full")
@@ -34,22 +29,8 @@ COUNTS = "rollout_counts.jsonl"
 
 def run_arm(arm: str, config: str, overrides: list[str]) -> None:
     """Train one arm in this process; each training rollout's summary counts go to COUNTS."""
-    from agentgym import get_registry
-
-    logging.basicConfig(level=logging.INFO, format=f"%(asctime)s {arm} %(name)s: %(message)s")
-    cfg = load_config(config, overrides)
-    base = get_registry("trainers").load(cfg.algorithm)
-    counts = Path(cfg.output_dir) / COUNTS
-
-    class Counted(base):  # type: ignore[misc, valid-type]
-        def _rollout(self, task_ids: list[str]) -> Any:
-            result = super()._rollout(task_ids)
-            n = sum(len(g) for g in result.groups)
-            with counts.open("a") as f:
-                f.write(json.dumps({"step": self.state.step, "episodes": n, **result.extra}) + "\n")
-            return result
-
-    train(cfg, trainer_cls=Counted)
+    train_arm(arm, config, overrides, COUNTS, lambda result: {
+        "episodes": sum(len(g) for g in result.groups), **result.extra})
 
 
 def _train_share(run: Path) -> tuple[int, int, int]:

@@ -16,18 +16,14 @@ over the global arm's.
 
 from __future__ import annotations
 
-import json
-import logging
 import math
 import sys
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from agentgym.trainers import load_config, train
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from arms import evals, rows, split_argv, train_arms  # noqa: E402
+from arms import evals, rows, split_argv, train_arm, train_arms  # noqa: E402
 
 DEFAULT = "configs/team_sql_cpu.yaml"
 ARMS = {"agent": "agent", "global": "group"}
@@ -37,25 +33,15 @@ ROLES = "role_success.jsonl"
 
 def run_arm(arm: str, config: str, overrides: list[str]) -> None:
     """Train one arm in this process; each GRPO step's success per role goes to ROLES."""
-    from agentgym import get_registry
+    train_arm(arm, config, overrides, ROLES, _role_success)
 
-    logging.basicConfig(level=logging.INFO, format=f"%(asctime)s {arm} %(name)s: %(message)s")
-    cfg = load_config(config, overrides)
-    base = get_registry("trainers").load(cfg.algorithm)
-    path = Path(cfg.output_dir) / ROLES
 
-    class Counted(base):  # type: ignore[misc, valid-type]
-        def _rollout(self, task_ids: list[str]) -> Any:
-            result = super()._rollout(task_ids)
-            by_role: dict[str, list[float]] = defaultdict(list)
-            for t in (t for g in result.groups for t in g if not t.aborted):
-                by_role[str(t.info.get("seat", "?"))].append(float(t.success))
-            with path.open("a") as f:
-                f.write(json.dumps({"step": self.state.step, **{
-                    r: [sum(v), len(v)] for r, v in sorted(by_role.items())}}) + "\n")
-            return result
-
-    train(cfg, trainer_cls=Counted)
+def _role_success(result: Any) -> dict[str, list[float]]:
+    """``{role: [successes, episodes]}`` of one training rollout (aborted episodes left out)."""
+    by_role: dict[str, list[float]] = defaultdict(list)
+    for t in (t for g in result.groups for t in g if not t.aborted):
+        by_role[str(t.info.get("seat", "?"))].append(float(t.success))
+    return {r: [sum(v), len(v)] for r, v in sorted(by_role.items())}
 
 
 def report(root: Path, minutes: float | None = None) -> float:
