@@ -18,6 +18,14 @@ the ``vllm:`` policy (``policy: vllm:<folder>``) does. After each step rank 0 sa
   ``tests/policies/test_vllm_server.py``); SGLang takes ``http://host:30000/update_weights_from_disk``
   with ``{"model_path": "<weight_sync_dir>"}``.
 
+  After a vLLM server's reload the push also asks it to rebuild a tied ``lm_head``
+  (``{"method": "agentgym_refresh_heads"}``: the server must be started with
+  ``--worker-extension-cls vllm_worker.WorkerExtension``, see
+  ``agentgym/policies/vllm_worker.py``; on vLLM's CPU build the server's reload leaves a tied
+  head's packed copy at the old weights) and to drop its prefix cache (``/reset_prefix_cache``:
+  cached prompts were computed with the old weights). A server without the extension gets a
+  warning once, not an error: on a GPU the head has no packed copy and the reload is complete.
+
 Then the policy version is bumped; the truncated importance weights (``tis_cap``) correct the
 remaining generator/trainer mismatch.
 """
@@ -42,6 +50,7 @@ class WeightSync:
         self.folder = Path(folder)
         self.url = url
         self.timeout_s = timeout_s
+        self._no_extension = False
 
     def body(self) -> dict[str, Any]:
         """The JSON body for the server behind :attr:`url`."""
@@ -65,13 +74,9 @@ class WeightSync:
         if callable(reload):
             reload(str(self.folder))
         elif self.url:
-            import httpx
-
-            try:
-                response = httpx.post(self.url, json=self.body(), timeout=self.timeout_s)
-                response.raise_for_status()
-            except httpx.HTTPError as e:
-                raise PolicyError(f"weight reload at {self.url} failed: {e}") from e
+            self._post(self.url, self.body())
+            if self.url.rstrip("/").endswith("collective_rpc"):
+                self._after_vllm_reload()
         else:
             raise PolicyError("the policy has no reload_weights() and weight_sync_url is empty")
         setter = getattr(self.policy, "set_version", None)
@@ -81,6 +86,29 @@ class WeightSync:
         else:
             self.policy.version = version
         logger.info("weights pushed to the policy from %s", self.folder)
+
+    def _post(self, url: str, body: dict[str, Any] | None = None) -> None:
+        import httpx
+
+        try:
+            response = httpx.post(url, json=body, timeout=self.timeout_s)
+            response.raise_for_status()
+        except httpx.HTTPError as e:
+            raise PolicyError(f"weight reload at {url} failed: {e}") from e
+
+    def _after_vllm_reload(self) -> None:
+        """Rebuild a tied head (the server's worker extension) and drop the prefix cache."""
+        base = self.url.rstrip("/").removesuffix("collective_rpc").rstrip("/")
+        if not self._no_extension:
+            try:
+                self._post(self.url, {"method": "agentgym_refresh_heads"})
+            except PolicyError as e:
+                self._no_extension = True
+                logger.warning(
+                    "the vLLM server at %s has no agentgym worker extension (%s): on vLLM's CPU "
+                    "build a tied lm_head keeps its old weights after a reload; start it with "
+                    "--worker-extension-cls vllm_worker.WorkerExtension", base, e)
+        self._post(base + "/reset_prefix_cache")
 
 
 __all__ = ["WeightSync"]

@@ -15,6 +15,11 @@ first line of standard input) and answers messages, one JSON object each:
   that reload, which misses it (:func:`refresh_embedding_heads`).
 - ``{"op": "close"}``: the worker exits.
 
+The module also holds :class:`WorkerExtension`, for ``vllm serve``: started with
+``--worker-extension-cls vllm_worker.WorkerExtension`` (this folder on ``PYTHONPATH``), the server
+takes ``POST /collective_rpc {"method": "agentgym_refresh_heads"}``, which the trainer's weight
+push sends after the server's own ``reload_weights`` (see ``agentgym/trainers/weight_sync.py``).
+
 Only plain data crosses the socket (no pickle), so neither side can run code in the other.
 """
 
@@ -62,6 +67,21 @@ def refresh_embedding_heads(model: Any) -> int:
             method.process_weights_after_loading(module)
             count += 1
     return count
+
+
+class WorkerExtension:
+    """Mixed into ``vllm serve``'s workers: the tied-head rebuild that a server reload misses.
+
+    ``vllm serve MODEL --worker-extension-cls vllm_worker.WorkerExtension`` with this file's
+    folder on ``PYTHONPATH`` (``VLLM_SERVER_DEV_MODE=1`` for ``/collective_rpc``). Its method is
+    named so that it cannot clash with the worker's own attributes.
+    """
+
+    model_runner: Any
+
+    def agentgym_refresh_heads(self) -> int:
+        """Run :func:`refresh_embedding_heads` on this worker's model; the layer count."""
+        return refresh_embedding_heads(self.model_runner.get_model())
 
 
 def _load_weights(llm: Any, folder: str) -> int:

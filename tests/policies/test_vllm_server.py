@@ -30,8 +30,6 @@ pytestmark = [pytest.mark.vllm, pytest.mark.slow]
 MESSAGES = [{"role": "user", "content": "Name a colour."}]
 
 
-
-
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -48,9 +46,13 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
     shutil.copytree(resolve_model_path("smollm2-135m"), folder)
     port = _free_port()
     log = open(folder.parent / "server.log", "wb")  # noqa: SIM115
-    env = {**os.environ, "VLLM_SERVER_DEV_MODE": "1", "VLLM_LOGGING_LEVEL": "WARNING"}
+    import agentgym.policies.vllm_worker as worker
+
+    env = {**os.environ, "VLLM_SERVER_DEV_MODE": "1", "VLLM_LOGGING_LEVEL": "WARNING",
+           "PYTHONPATH": str(Path(worker.__file__).parent)}  # the worker extension's module
     proc = subprocess.Popen(
         [exe, "serve", str(folder), "--host", "127.0.0.1", "--port", str(port),
+         "--worker-extension-cls", "vllm_worker.WorkerExtension",
          "--served-model-name", "smol", "--dtype", "float32", "--enforce-eager",
          "--max-model-len", "2048", "--logprobs-mode", "processed_logprobs", "--seed", "0",
          "--kv-cache-memory-bytes", str(1 << 30)],  # not 92% of the RAM (the CPU default)
@@ -130,6 +132,31 @@ def test_weight_push_to_vllm_serve_changes_what_it_samples(
     assert max_diff(after.logprobs, hf_logprobs(model, prompt, after.token_ids)) < LOGPROB_TOL
     stale = hf_logprobs(original, prompt, after.token_ids)
     assert max_diff(after.logprobs, stale) > 20 * LOGPROB_TOL  # not the weights it started with
+
+
+def test_a_push_that_changes_the_tied_embeddings_reaches_the_server(
+        server: dict[str, Any], tokenizer: Any) -> None:
+    """SmolLM2's ``lm_head`` is its embedding: the server's own reload leaves the CPU build's
+    packed copy of the head at the old weights; the worker extension's rebuild fixes it."""
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    class ServerPolicy:
+        version = 0
+
+    prompt = ChatFormat(tokenizer).prompt_ids(MESSAGES)
+    before = AutoModelForCausalLM.from_pretrained(server["folder"]).eval()
+    model = AutoModelForCausalLM.from_pretrained(server["folder"]).eval()
+    with torch.no_grad():
+        emb = model.get_input_embeddings().weight
+        emb.add_(torch.randn(emb.shape, generator=torch.Generator().manual_seed(3)) * 0.05)
+    assert model.get_output_embeddings().weight.data_ptr() == emb.data_ptr()  # tied
+    WeightSync(ServerPolicy(), server["folder"], server["base"] + "/collective_rpc").push(
+        model, tokenizer)
+    after = _ask(server)
+    assert max_diff(after.logprobs, hf_logprobs(model, prompt, after.token_ids)) < LOGPROB_TOL
+    assert max_diff(after.logprobs, hf_logprobs(before, prompt, after.token_ids)) \
+        > 20 * LOGPROB_TOL
 
 
 def test_a_wrong_reload_endpoint_is_a_policy_error(server: dict[str, Any], tmp_path: Path,

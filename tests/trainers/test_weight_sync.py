@@ -17,16 +17,19 @@ from agentgym.trainers.weight_sync import WeightSync
 
 
 class _Server:
-    """A loopback HTTP server recording each POST; answers ``status``."""
+    """A loopback HTTP server recording each POST (body None when empty); answers ``status``,
+    or 500 to a collective_rpc whose method is in ``unknown`` (a server without the extension).
+    """
 
-    def __init__(self, status: int = 200) -> None:
-        posts: list[tuple[str, dict[str, Any]]] = []
+    def __init__(self, status: int = 200, unknown: tuple[str, ...] = ()) -> None:
+        posts: list[tuple[str, dict[str, Any] | None]] = []
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802 (http.server's name)
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                posts.append((self.path, json.loads(body)))
-                self.send_response(status)
+                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                body = json.loads(raw) if raw else None
+                posts.append((self.path, body))
+                self.send_response(500 if (body or {}).get("method") in unknown else status)
                 self.end_headers()
 
             def log_message(self, *args: Any) -> None:
@@ -51,12 +54,18 @@ class ServerPolicy:
     version = 3
 
 
-@pytest.mark.parametrize(("path", "body"), [
-    ("/collective_rpc", {"method": "reload_weights"}),  # vLLM with VLLM_SERVER_DEV_MODE=1
+VLLM_PUSH = [("/collective_rpc", {"method": "reload_weights"}),
+             ("/collective_rpc", {"method": "agentgym_refresh_heads"}),  # the tied head
+             ("/reset_prefix_cache", None)]  # cached prompts hold the old weights' keys
+"""What a push to a vLLM server (``VLLM_SERVER_DEV_MODE=1``) posts, in order."""
+
+
+@pytest.mark.parametrize(("path", "posts"), [
+    ("/collective_rpc", VLLM_PUSH),
     ("/update_weights_from_disk", None),  # SGLang: the folder to read
 ])
 def test_push_saves_the_weights_then_asks_the_server_to_reload(tmp_path: Path, path: str,
-                                                               body: dict | None) -> None:
+                                                               posts: list | None) -> None:
     model, tokenizer = tiny_llama()
     server = _Server()
     try:
@@ -65,7 +74,7 @@ def test_push_saves_the_weights_then_asks_the_server_to_reload(tmp_path: Path, p
         sync.push(model, tokenizer)
     finally:
         server.close()
-    assert server.posts == [(path, body or {"model_path": str(tmp_path / "weights")})]
+    assert server.posts == (posts or [(path, {"model_path": str(tmp_path / "weights")})])
     saved = load_file(tmp_path / "weights" / "model.safetensors")
     for name, tensor in model.state_dict().items():
         if name in saved:
@@ -85,6 +94,24 @@ def test_a_failed_reload_is_a_policy_error_and_keeps_the_version(tmp_path: Path)
     assert policy.version == 3
     with pytest.raises(PolicyError, match="weight_sync_url is empty"):
         WeightSync(policy, tmp_path / "w").push(model)
+
+
+def test_a_vllm_server_without_the_extension_is_warned_once_and_still_reloaded(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    model, _ = tiny_llama()
+    server = _Server(unknown=("agentgym_refresh_heads",))
+    policy = ServerPolicy()
+    sync = WeightSync(policy, tmp_path / "w", server.url("/collective_rpc"))
+    try:
+        with caplog.at_level("WARNING", logger="agentgym.trainers.weight_sync"):
+            sync.push(model)
+            sync.push(model)
+    finally:
+        server.close()
+    assert policy.version == 5  # both pushes reloaded the weights
+    warned = [r for r in caplog.records if "worker extension" in r.getMessage()]
+    assert len(warned) == 1 and "tied lm_head" in warned[0].getMessage()
+    assert server.posts == VLLM_PUSH + [VLLM_PUSH[0], VLLM_PUSH[2]]  # not asked twice
 
 
 def test_an_in_process_engine_reloads_the_folder_itself(tmp_path: Path) -> None:
