@@ -2,6 +2,8 @@
 
     python benchmarks/selfplay.py [CONFIG] [key=value ...]
     python benchmarks/selfplay.py --report RUN_DIR      # figures of a finished run
+    python benchmarks/selfplay.py --checkpoint STEP_DIR [CONFIG] [key=value ...]
+                                                        # evaluate a saved checkpoint
 
 Default config: ``configs/selfplay_tictactoe_cpu.yaml`` (behaviour cloning on the scripted
 player, then GRPO against a pool of the policy's own past checkpoints, agent-wise advantages).
@@ -53,14 +55,58 @@ def report(run: Path, minutes: float | None = None) -> float:
     return gain
 
 
+def checkpoint_trainer(step_dir: Path, cfg: Any, scratch: str) -> Any:
+    """The run's trainer, set up as the run set it up (so ``start`` is the config's starting
+    weights) with ``scratch`` as its output folder, holding checkpoint ``step_dir``'s weights."""
+    from dataclasses import replace
+
+    from agentgym import get_registry
+    from agentgym.trainers.checkpoint import load_weights
+    from agentgym.trainers.distributed import unwrap
+
+    cfg = replace(cfg, output_dir=scratch, resume=False, tensorboard=False)
+    trainer = get_registry("trainers").load(cfg.algorithm)(cfg)
+    trainer.setup()
+    model, weights = unwrap(trainer.model), load_weights(step_dir)
+    names = {n for n, _ in model.named_parameters()}  # a tied head is named once
+    if set(weights) != names:
+        trainer.close()
+        raise SystemExit(f"{step_dir} does not hold this model's weights: "
+                         f"{sorted(names ^ set(weights))[:3]}")
+    model.load_state_dict(weights, strict=False)
+    return trainer
+
+
+def evaluate_checkpoint(step_dir: Path, cfg: Any) -> dict[str, float]:
+    """The self-play evaluation of checkpoint ``step_dir`` (win rates against
+    ``eval_opponents`` and Elo), as the run would have printed it at that step: for a run whose
+    last evaluation was lost."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as scratch:
+        trainer = checkpoint_trainer(step_dir, cfg, scratch)
+        try:
+            return {"step": float(int(step_dir.name.rsplit("-", 1)[-1])),
+                    **trainer.selfplay.evaluate(trainer.eval_ids)}
+        finally:
+            trainer.close()
+
+
 def main(argv: list[str]) -> None:
-    """Train the config (or report a finished run) and print the win rates."""
+    """Train the config (or report a finished run, or evaluate a checkpoint) and print the
+    win rates."""
     if argv[:1] == ["--report"]:
         report(Path(argv[1]))
         return
     from agentgym.trainers import load_config, train
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+    if argv[:1] == ["--checkpoint"]:
+        step_dir, argv = Path(argv[1]), argv[2:]
+        path = argv[0] if argv and "=" not in argv[0] else DEFAULT
+        row = evaluate_checkpoint(step_dir, load_config(path, [a for a in argv if "=" in a]))
+        sys.stdout.write(" ".join(f"{k}={v:.3f}" for k, v in row.items()) + "\n")
+        return
     path = argv[0] if argv and "=" not in argv[0] else DEFAULT
     cfg = load_config(path, [a for a in argv if "=" in a])
     t0 = time.perf_counter()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+import torch
 
 from agentgym.opponents import PolicyOpponent
 
@@ -61,3 +62,39 @@ def test_self_opponent_is_the_live_policy_and_bad_names_are_refused(tiny_cfg) ->
             SelfPlay(trainer)
     finally:
         trainer.close()
+
+
+def test_a_saved_checkpoint_is_evaluated_as_the_run_evaluated_it(tiny_cfg, tmp_path) -> None:
+    """``benchmarks/selfplay.py --checkpoint``: a run killed before its last evaluation is
+    evaluated from its checkpoint; the figures equal the ones the run printed at that step."""
+    import sys
+    from pathlib import Path
+
+    from agentgym.trainers import GRPOTrainer
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from selfplay import checkpoint_trainer, evaluate_checkpoint
+
+    cfg = tiny_cfg(*GAME, "steps=2", "opponent=pool", "opponent_pool_every=1",
+                   "opponent_pool_size=1", "eval_every=2", "eval_at_start=false",
+                   "eval_opponents=[scripted,start]", "save_every=2", "lr=1e-2")
+    trained = GRPOTrainer(cfg)
+    trained.train()
+    rows = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text()
+            .splitlines()]
+    printed = [r for r in rows if r["kind"] == "eval"][-1]
+    again = evaluate_checkpoint(tmp_path / "run" / "checkpoints" / "step-000002", cfg)
+    assert again["step"] == 2
+    for key in ("winrate_scripted", "winrate_start", "games_scripted", "elo"):
+        assert again[key] == pytest.approx(printed[key])
+    assert (tmp_path / "run" / "metrics.jsonl").read_text().count("\n") == len(rows)  # untouched
+    loaded = checkpoint_trainer(tmp_path / "run" / "checkpoints" / "step-000002", cfg,
+                                str(tmp_path / "scratch"))
+    try:  # the trained weights, not the starting ones the trainer was built with
+        pairs = list(zip(loaded.model.parameters(), trained.model.parameters(), strict=True))
+        assert all(torch.equal(a, b) for a, b in pairs)
+        start = loaded.selfplay.start.policy.model
+        assert not all(torch.equal(a, b) for a, b in zip(start.parameters(),
+                                                         loaded.model.parameters(), strict=True))
+    finally:
+        loaded.close()
