@@ -110,9 +110,11 @@ def experts_for(trainer: GRPOTrainer, path: str, split: str) -> dict[str, Expert
             (folder / "COMPLETE").write_text("ok")
         barrier(trainer.dist)
         path = str(folder)
-    experts = {e.task_id: e for e in load_experts(path)}
+    experts = {e.task_id: e
+               for e in load_experts(path, successful_only=not cfg.expert_failures)}
     if not experts:
-        raise ConfigError(f"no successful expert trajectories in {path}")
+        raise ConfigError(f"no {'' if cfg.expert_failures else 'successful '}expert "
+                          f"trajectories in {path}")
     return experts
 
 

@@ -204,6 +204,9 @@ class TrainConfig:
     expert_data: str = ""
     """Expert trajectories (store folder or JSONL, agentgym.rollout.experts); empty = record
     the env's scripted expert on ``train_split`` into ``<output_dir>/experts`` once."""
+    expert_failures: bool = False
+    """Keep the expert episodes that did not succeed too (a game's draws: the scripted player
+    against itself shows blocking, which its wins against a random player rarely need)."""
     bc_steps: int = 0
     """Behaviour-cloning steps run first (they count in ``steps``); 0 = no warm-up."""
     bc_lr: float = 1e-4
