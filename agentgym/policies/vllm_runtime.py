@@ -90,6 +90,9 @@ class WorkerClient:
         self._ids = itertools.count(1)
         self._waiting: dict[int, tuple[asyncio.AbstractEventLoop, asyncio.Future[Any]]] = {}
         self._lock = threading.Lock()
+        """Guards ``_waiting`` (the reader thread takes it for every reply)."""
+        self._send_lock = threading.Lock()
+        """One message on the socket at a time."""
         self._reader = threading.Thread(target=self._read, name="vllm-reader", daemon=True)
         self._reader.start()
 
@@ -160,11 +163,15 @@ class WorkerClient:
         with self._lock:
             rid = next(self._ids)
             self._waiting[rid] = (loop, fut)
-            try:
+        try:
+            # Not under _lock: a send blocks while the worker, busy generating, reads nothing,
+            # and the reader must still take _lock to hand out the replies that unblock it.
+            with self._send_lock:
                 self._conn.send_bytes(json.dumps({**message, "id": rid}).encode())
-            except OSError as e:
+        except OSError as e:
+            with self._lock:
                 self._waiting.pop(rid, None)
-                raise PolicyError(f"the vLLM worker is gone: {e}") from e
+            raise PolicyError(f"the vLLM worker is gone: {e}") from e
         try:
             reply = await asyncio.wait_for(fut, timeout_s)
         except TimeoutError as e:

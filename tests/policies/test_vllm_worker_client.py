@@ -1,0 +1,69 @@
+"""The ``vllm:`` policy's client side of the worker socket, against a stand-in worker (a small
+Python script run in place of vLLM's interpreter), so no vLLM is needed.
+
+The real worker reads a batch of requests, generates (reading nothing meanwhile), then sends every
+reply before it reads again. Many large prompts at once fill the socket both ways: the client
+must keep draining replies while one of its sends waits for the worker to read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import threading
+from pathlib import Path
+
+from agentgym.policies.vllm_runtime import WorkerClient
+
+BATCHING = """
+import json, os, sys
+from multiprocessing.connection import Client
+key = sys.stdin.buffer.readline().strip()
+conn = Client(os.environ["AGENTGYM_VLLM_ADDRESS"], family="AF_UNIX", authkey=key)
+conn.send_bytes(json.dumps({"op": "ready", "ok": True, "vllm": "stub"}).encode())
+pad = "x" * 65536
+while True:
+    try:
+        batch = [json.loads(conn.recv_bytes())]
+        while len(batch) < 4 and conn.poll(0.05):  # the real worker's MAX_BATCH, scaled down
+            batch.append(json.loads(conn.recv_bytes()))
+    except EOFError:
+        break
+    for m in batch:                       # every reply before the next read, as vLLM's worker
+        if m.get("op") == "close":
+            sys.exit(0)
+        conn.send_bytes(json.dumps({"id": m["id"], "ok": True, "n": len(m["prompt"]),
+                                    "pad": pad}).encode())
+"""
+
+
+def _stub(tmp_path: Path, code: str) -> str:
+    script = tmp_path / "stub.py"
+    script.write_text(code)
+    exe = tmp_path / "python"
+    exe.write_text(f"#!/bin/sh\nexec {sys.executable} {script}\n")
+    exe.chmod(0o755)
+    return str(exe)
+
+
+def test_many_large_requests_at_once_do_not_deadlock_the_socket(tmp_path: Path) -> None:
+    """200 prompts of 64 KiB each in one gather; each reply carries 64 KiB. Holding the reply
+    table's lock across a blocked send stopped the reader, and with it the worker (hung for
+    good: found on vLLM's CPU build by an async multi-turn training run)."""
+    client = WorkerClient({}, python=_stub(tmp_path, BATCHING), start_timeout_s=60)
+    prompt = list(range(16384))  # ~90 KB of JSON
+    replies: list[dict] = []
+
+    async def many() -> None:
+        replies.extend(await asyncio.gather(*[
+            client.request({"op": "generate", "prompt": prompt}, 120) for _ in range(200)]))
+
+    thread = threading.Thread(target=asyncio.run, args=(many(),), daemon=True)
+    try:
+        thread.start()
+        thread.join(60)
+        assert not thread.is_alive(), "the client and the worker are stuck on the socket"
+        assert len(replies) == 200 and all(r["n"] == len(prompt) for r in replies)
+    finally:
+        if not thread.is_alive():
+            client.close()
