@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import subprocess
 import sys
 import time
@@ -31,15 +32,36 @@ def evals(run: Path) -> list[dict[str, Any]]:
     return [by_step[s] for s in sorted(by_step)]
 
 
-def split_argv(argv: list[str], default: str) -> tuple[str, list[str]]:
-    """``(config, overrides)`` from a benchmark's arguments (the config is optional)."""
+def final_success(run: Path) -> float:
+    """Held-out greedy success of a finished run (its ``summary.json``); NaN for a run that did
+    not finish (killed, or still running): its last evaluation is not the final one."""
+    path = run / "summary.json"
+    if not path.exists():
+        return math.nan
+    return float(json.loads(path.read_text()).get("final", {}).get("success_greedy", math.nan))
+
+
+def ratio(a: float, b: float) -> float:
+    """``a / b`` for success rates: inf when only ``b`` is 0, NaN when both are or one is NaN."""
+    if math.isnan(a) or math.isnan(b):
+        return math.nan
+    return a / b if b > 0 else (math.nan if a == 0 else math.inf)
+
+
+def split_argv(argv: list[str], default: str) -> tuple[str, list[str], bool]:
+    """``(config, overrides, one_at_a_time)`` from a benchmark's arguments: the config is
+    optional; ``--one-at-a-time`` trains the arms one after the other (for a machine without
+    the memory of all of them at once)."""
+    one_at_a_time = "--one-at-a-time" in argv
+    argv = [a for a in argv if a != "--one-at-a-time"]
     named = bool(argv) and "=" not in argv[0]
-    return (argv[0], argv[1:]) if named else (default, argv)
+    return (argv[0], argv[1:], one_at_a_time) if named else (default, argv, one_at_a_time)
 
 
 def train_arms(script: str, config: str, overrides: list[str],
-               arms: dict[str, list[str]]) -> tuple[Path, float]:
-    """Train every arm at once (``arms``: name -> its extra overrides) and wait for all.
+               arms: dict[str, list[str]], one_at_a_time: bool = False) -> tuple[Path, float]:
+    """Train every arm (``arms``: name -> its extra overrides), all at once or one after the
+    other, and wait for all.
 
     Returns the run folder and the wall time in minutes; an arm that failed is said on stdout
     with its log.
@@ -54,6 +76,8 @@ def train_arms(script: str, config: str, overrides: list[str],
                 [sys.executable, script, "--arm", arm, config, *overrides,
                  f"output_dir={root / arm}", *extra],
                 stdout=log, stderr=subprocess.STDOUT))
+        if one_at_a_time:
+            procs[-1].wait()
     codes = [p.wait() for p in procs]
     for arm, code in zip(arms, codes, strict=True):
         if code:

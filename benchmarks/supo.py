@@ -2,6 +2,7 @@
 
     python benchmarks/supo.py [CONFIG] [key=value ...]
     python benchmarks/supo.py --report RUN_DIR        # figures of two finished arms
+    python benchmarks/supo.py --one-at-a-time [...]   # one arm after the other (memory)
 
 Default config: ``configs/supo_shop_cpu.yaml`` (BC on the scripted expert, then GRPO on
 ``shop/price-v0`` with a context budget below the episodes' natural length). Both arms train at
@@ -20,7 +21,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from arms import evals, rows, split_argv, train_arm, train_arms  # noqa: E402
+from arms import evals, final_success, ratio, rows, split_argv, train_arm, train_arms  # noqa: E402
 
 DEFAULT = "configs/supo_shop_cpu.yaml"
 ARMS = ("supo", "full")
@@ -60,11 +61,13 @@ def report(root: Path, minutes: float | None = None) -> float:
         if episodes:
             out(f"{arm}: train_summarised_share={summarised / episodes:.3f} ({summarised}/"
                 f"{episodes} GRPO episodes, {summaries} summaries)\n")
-        final[arm] = float(done[-1]["success_greedy"])
+        final[arm] = final_success(root / arm)
+        if math.isnan(final[arm]):
+            out(f"{arm}: unfinished (no {root / arm}/summary.json): no final figure\n")
     supo, full = final["supo"], final["full"]
-    ratio = supo / full if full > 0 else (math.nan if supo == 0 or math.isnan(supo) else math.inf)
-    out(f"supo_vs_full_context_heldout_success_ratio={ratio:.3f}\n")
-    return ratio
+    result = ratio(supo, full)
+    out(f"supo_vs_full_context_heldout_success_ratio={result:.3f}\n")
+    return result
 
 
 def main(argv: list[str]) -> None:
@@ -75,9 +78,10 @@ def main(argv: list[str]) -> None:
     if argv[:1] == ["--arm"]:
         run_arm(argv[1], argv[2], argv[3:])
         return
-    config, overrides = split_argv(argv, DEFAULT)
+    config, overrides, one_at_a_time = split_argv(argv, DEFAULT)
     root, minutes = train_arms(__file__, config, overrides,
-                               {arm: ["summary_budget=0"] if arm == "full" else [] for arm in ARMS})
+                               {arm: ["summary_budget=0"] if arm == "full" else [] for arm in ARMS},
+                               one_at_a_time)
     report(root, minutes)
 
 

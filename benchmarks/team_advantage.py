@@ -2,6 +2,7 @@
 
     python benchmarks/team_advantage.py [CONFIG] [key=value ...]
     python benchmarks/team_advantage.py --report RUN_DIR      # figures of two finished arms
+    python benchmarks/team_advantage.py --one-at-a-time [...]  # one arm after the other (memory)
 
 Default config: ``configs/team_sql_cpu.yaml`` (behaviour cloning on the scripted roles, then
 GRPO on ``sql/team-vs-scripted-v0``: each episode trains one role, planner or executor, beside
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from arms import evals, rows, split_argv, train_arm, train_arms  # noqa: E402
+from arms import evals, final_success, ratio, rows, split_argv, train_arm, train_arms  # noqa: E402
 
 DEFAULT = "configs/team_sql_cpu.yaml"
 ARMS = {"agent": "agent", "global": "group"}
@@ -62,12 +63,13 @@ def report(root: Path, minutes: float | None = None) -> float:
             step = row.pop("step")
             roles = " ".join(f"{r}={s:.0f}/{n}" for r, (s, n) in row.items())
             out(f"{arm}: train_success step {step + 1} {roles}\n")
-        final[arm] = float(done[-1]["success_greedy"])
+        final[arm] = final_success(root / arm)
+        if math.isnan(final[arm]):
+            out(f"{arm}: unfinished (no {root / arm}/summary.json): no final figure\n")
     agent, glob = final["agent"], final["global"]
-    ratio = agent / glob if glob > 0 else (math.nan if agent == 0 or math.isnan(agent)
-                                           else math.inf)
-    out(f"agentwise_vs_global_heldout_success_ratio={ratio:.3f}\n")
-    return ratio
+    result = ratio(agent, glob)
+    out(f"agentwise_vs_global_heldout_success_ratio={result:.3f}\n")
+    return result
 
 
 def main(argv: list[str]) -> None:
@@ -78,9 +80,10 @@ def main(argv: list[str]) -> None:
     if argv[:1] == ["--arm"]:
         run_arm(argv[1], argv[2], argv[3:])
         return
-    config, overrides = split_argv(argv, DEFAULT)
+    config, overrides, one_at_a_time = split_argv(argv, DEFAULT)
     root, minutes = train_arms(__file__, config, overrides,
-                               {arm: [f"advantage_scope={scope}"] for arm, scope in ARMS.items()})
+                               {arm: [f"advantage_scope={scope}"] for arm, scope in ARMS.items()},
+                               one_at_a_time)
     report(root, minutes)
 
 
