@@ -91,6 +91,8 @@ class WorkerClient:
         self._waiting: dict[int, tuple[asyncio.AbstractEventLoop, asyncio.Future[Any]]] = {}
         self._lock = threading.Lock()
         """Guards ``_waiting`` (the reader thread takes it for every reply)."""
+        self._abandoned: set[int] = set()
+        """Ids of requests whose callers stopped waiting (timed out, cancelled)."""
         self._send_lock = threading.Lock()
         """One message on the socket at a time."""
         self._reader = threading.Thread(target=self._read, name="vllm-reader", daemon=True)
@@ -138,21 +140,22 @@ class WorkerClient:
             except ValueError:
                 reason = "the vLLM worker sent a reply that is not JSON"
                 break
+            rid = reply.get("id") if isinstance(reply, dict) else None
             with self._lock:
-                waiter = (self._waiting.pop(reply.get("id"), None)  # type: ignore[arg-type]
-                          if isinstance(reply, dict) and isinstance(reply.get("id"), int)
-                          else None)
+                waiter = self._waiting.pop(rid, None) if isinstance(rid, int) else None
+                if waiter is None and isinstance(rid, int) and rid in self._abandoned:
+                    self._abandoned.discard(rid)  # its caller gave up on it
+                    continue
             if waiter is None:  # nobody asked for it: the worker is not speaking the protocol
                 reason = f"the vLLM worker sent an unexpected reply: {str(reply)[:200]}"
                 break
-            loop, fut = waiter
-            loop.call_soon_threadsafe(_settle, fut, reply)
+            _deliver(*waiter, reply)
         self.broken = reason
         with self._lock:
             waiting, self._waiting = self._waiting, {}
         gone = {"ok": False, "error": reason}
         for loop, fut in waiting.values():
-            loop.call_soon_threadsafe(_settle, fut, gone)
+            _deliver(loop, fut, gone)
 
     async def request(self, message: dict[str, Any], timeout_s: float) -> dict[str, Any]:
         """Send ``message`` and await its reply; a failed one raises :class:`PolicyError`."""
@@ -176,6 +179,10 @@ class WorkerClient:
             reply = await asyncio.wait_for(fut, timeout_s)
         except TimeoutError as e:
             raise PolicyError(f"vllm did not answer within {timeout_s:.0f}s") from e
+        finally:  # timed out or cancelled (a partial rollout's abort): its reply, still to
+            with self._lock:  # come, is dropped by the reader
+                if self._waiting.pop(rid, None) is not None:
+                    self._abandoned.add(rid)
         if not reply.get("ok"):
             raise PolicyError(f"vllm: {reply.get('error')}")
         return reply  # type: ignore[no-any-return]
@@ -206,6 +213,16 @@ class WorkerClient:
 def _settle(fut: asyncio.Future[Any], reply: dict[str, Any]) -> None:
     if not fut.done():
         fut.set_result(reply)
+
+
+def _deliver(loop: asyncio.AbstractEventLoop, fut: asyncio.Future[Any],
+             reply: dict[str, Any]) -> None:
+    """Hand ``reply`` to ``fut`` on its loop; a loop closed since (its caller gave up and
+    ``asyncio.run`` returned) drops it instead of killing the reader thread."""
+    try:
+        loop.call_soon_threadsafe(_settle, fut, reply)
+    except RuntimeError:  # "Event loop is closed"
+        pass
 
 
 __all__ = ["WorkerClient", "vllm_bin", "vllm_python"]

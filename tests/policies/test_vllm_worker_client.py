@@ -13,6 +13,8 @@ import sys
 import threading
 from pathlib import Path
 
+import pytest
+
 from agentgym.policies.vllm_runtime import WorkerClient
 
 BATCHING = """
@@ -67,3 +69,37 @@ def test_many_large_requests_at_once_do_not_deadlock_the_socket(tmp_path: Path) 
     finally:
         if not thread.is_alive():
             client.close()
+
+
+SLOW = """
+import json, os, sys, time
+from multiprocessing.connection import Client
+key = sys.stdin.buffer.readline().strip()
+conn = Client(os.environ["AGENTGYM_VLLM_ADDRESS"], family="AF_UNIX", authkey=key)
+conn.send_bytes(json.dumps({"op": "ready", "ok": True, "vllm": "stub"}).encode())
+while True:
+    try:
+        m = json.loads(conn.recv_bytes())
+    except EOFError:
+        break
+    if m.get("op") == "close":
+        break
+    time.sleep(0.5)                       # generating
+    conn.send_bytes(json.dumps({"id": m["id"], "ok": True, "op": m["op"]}).encode())
+"""
+
+
+def test_a_request_given_up_on_does_not_stop_the_next(tmp_path: Path) -> None:
+    """A partial rollout aborts its generation between turns and the step's event loop ends;
+    the worker's late reply then belonged to a closed loop, delivering it killed the reader
+    thread, and the trainer's next weight push waited for an answer that was never read (found
+    hung on vLLM's CPU build: async GRPO with partial rollouts on the shop)."""
+    client = WorkerClient({}, python=_stub(tmp_path, SLOW), start_timeout_s=60)
+    try:
+        with pytest.raises(TimeoutError):
+            asyncio.run(asyncio.wait_for(client.request({"op": "generate"}, 60), 0.1))
+        assert client.call({"op": "load_weights"}, 10) == {"id": 2, "ok": True,
+                                                          "op": "load_weights"}
+        assert client.call({"op": "generate"}, 10)["ok"] and not client.broken
+    finally:
+        client.close()
