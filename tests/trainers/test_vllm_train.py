@@ -7,6 +7,7 @@ log-probs are those of the trained model. Run by ``make test-vllm`` (marker ``vl
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +62,25 @@ def test_grpo_arith_with_vllm_rollouts(tmp_path: Path, async_rollouts: bool) -> 
     seen = _train("grpo_arith_cpu.yaml", tmp_path, "policy=vllm:smollm2-135m",
                   f"async_rollouts={str(async_rollouts).lower()}")
     assert seen["name"] == "vllm" and seen["version"] == 2  # one weight push a step
+    assert seen["diff"] < LOGPROB_TOL  # the engine samples from the trained weights
+
+
+def test_async_multi_turn_with_partial_rollouts_and_a_staleness_bound(tmp_path: Path) -> None:
+    """The multi-turn shop (three tool calls an episode) with vLLM rollouts, asynchronous:
+    the generator runs up to one step ahead (``staleness_eta: 1``) and spare groups stop between
+    turns and continue next step (``partial_rollouts``); every step still pushes its weights and
+    trains on episodes at most eta versions old."""
+    require_vllm()
+    run = tmp_path / "run"
+    seen = _train("grpo_arith_cpu.yaml", tmp_path, "policy=vllm:smollm2-135m",
+                  "env=shop/price-v0", "max_turns=4", "max_tokens=1024", "steps=3",
+                  "async_rollouts=true", "staleness_eta=1", "partial_rollouts=2",
+                  "decoupled_ppo=true", "tis_cap=2.0", f"output_dir={run}")
+    rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    steps = [r for r in rows if r.get("kind") == "train"]
+    assert [int(r["step"]) for r in steps] == [1, 2, 3]
+    assert all(r["train_tokens"] > 0 and 0 <= r["staleness"] <= 1 for r in steps)
+    assert seen["name"] == "vllm" and seen["version"] == 3  # one push a step
     assert seen["diff"] < LOGPROB_TOL  # the engine samples from the trained weights
 
 
