@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -30,3 +32,14 @@ def require_vllm_bin() -> str:
     from agentgym.policies.vllm_runtime import vllm_bin
 
     return _require(lambda: None if (p := vllm_bin()) is None else str(p))
+
+
+def stub_interpreter(folder: Path, code: str) -> str:
+    """An 'interpreter' that runs ``code`` whatever it is asked to run: a stand-in for vLLM's
+    worker (``WorkerClient(python=...)``) in the tests that need no vLLM."""
+    script = folder / "stub.py"
+    script.write_text(code)
+    exe = folder / "python"
+    exe.write_text(f"#!/bin/sh\nexec {sys.executable} {script}\n")
+    exe.chmod(0o755)
+    return str(exe)

@@ -9,11 +9,11 @@ must keep draining replies while one of its sends waits for the worker to read.
 from __future__ import annotations
 
 import asyncio
-import sys
 import threading
 from pathlib import Path
 
 import pytest
+from vllm_support import stub_interpreter
 
 from agentgym.policies.vllm_runtime import WorkerClient
 
@@ -39,20 +39,11 @@ while True:
 """
 
 
-def _stub(tmp_path: Path, code: str) -> str:
-    script = tmp_path / "stub.py"
-    script.write_text(code)
-    exe = tmp_path / "python"
-    exe.write_text(f"#!/bin/sh\nexec {sys.executable} {script}\n")
-    exe.chmod(0o755)
-    return str(exe)
-
-
 def test_many_large_requests_at_once_do_not_deadlock_the_socket(tmp_path: Path) -> None:
     """200 prompts of 64 KiB each in one gather; each reply carries 64 KiB. Holding the reply
     table's lock across a blocked send stopped the reader, and with it the worker (hung for
     good: found on vLLM's CPU build by an async multi-turn training run)."""
-    client = WorkerClient({}, python=_stub(tmp_path, BATCHING), start_timeout_s=60)
+    client = WorkerClient({}, python=stub_interpreter(tmp_path, BATCHING), start_timeout_s=60)
     prompt = list(range(16384))  # ~90 KB of JSON
     replies: list[dict] = []
 
@@ -94,7 +85,7 @@ def test_a_request_given_up_on_does_not_stop_the_next(tmp_path: Path) -> None:
     the worker's late reply then belonged to a closed loop, delivering it killed the reader
     thread, and the trainer's next weight push waited for an answer that was never read (found
     hung on vLLM's CPU build: async GRPO with partial rollouts on the shop)."""
-    client = WorkerClient({}, python=_stub(tmp_path, SLOW), start_timeout_s=60)
+    client = WorkerClient({}, python=stub_interpreter(tmp_path, SLOW), start_timeout_s=60)
     try:
         with pytest.raises(TimeoutError):
             asyncio.run(asyncio.wait_for(client.request({"op": "generate"}, 60), 0.1))

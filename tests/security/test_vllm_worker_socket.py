@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import os
 import stat
-import sys
 from pathlib import Path
 
 import pytest
+from vllm_support import stub_interpreter
 
 from agentgym import PolicyError
 from agentgym.policies.vllm_runtime import WorkerClient
@@ -45,20 +45,10 @@ while True:
 """
 
 
-def _stub(tmp_path: Path, code: str) -> str:
-    """An 'interpreter' that runs ``code`` whatever it is asked to run."""
-    script = tmp_path / "stub.py"
-    script.write_text(code)
-    exe = tmp_path / "python"
-    exe.write_text(f"#!/bin/sh\nexec {sys.executable} {script}\n")
-    exe.chmod(0o755)
-    return str(exe)
-
-
 def test_a_process_without_the_key_is_never_taken_for_the_worker(tmp_path: Path) -> None:
     marker = tmp_path / "marker"
     with pytest.raises(PolicyError):
-        WorkerClient({}, python=_stub(tmp_path, IMPOSTOR), start_timeout_s=60,
+        WorkerClient({}, python=stub_interpreter(tmp_path, IMPOSTOR), start_timeout_s=60,
                      env={"MARKER": str(marker)})
     assert not marker.exists()  # its connection was refused before it could say anything
 
@@ -71,7 +61,8 @@ def test_garbage_from_the_worker_is_a_policy_error(tmp_path: Path, reply: str) -
 
     os.environ["REPLY"] = reply  # the stub inherits the policy's environment
     try:
-        policy = VLLMPolicy("smollm2-135m", python=_stub(tmp_path, GARBAGE), timeout_s=120)
+        policy = VLLMPolicy("smollm2-135m", python=stub_interpreter(tmp_path, GARBAGE),
+                            timeout_s=120)
     finally:
         del os.environ["REPLY"]
     folder = policy.worker._dir
