@@ -34,6 +34,17 @@ def require_vllm_bin() -> str:
     return _require(lambda: None if (p := vllm_bin()) is None else str(p))
 
 
+STUB_WORKER_START = """
+import json, os, sys, time
+from multiprocessing.connection import Client
+key = sys.stdin.buffer.readline().strip()
+conn = Client(os.environ["AGENTGYM_VLLM_ADDRESS"], family="AF_UNIX", authkey=key)
+conn.send_bytes(json.dumps({"op": "ready", "ok": True, "vllm": "stub"}).encode())
+"""
+"""The start of a stand-in worker that plays by the rules: the key from standard input, the
+connection, the ready message; a script goes on with ``conn``."""
+
+
 def stub_interpreter(folder: Path, code: str) -> str:
     """An 'interpreter' that runs ``code`` whatever it is asked to run: a stand-in for vLLM's
     worker (``WorkerClient(python=...)``) in the tests that need no vLLM."""

@@ -13,16 +13,11 @@ import threading
 from pathlib import Path
 
 import pytest
-from vllm_support import stub_interpreter
+from vllm_support import STUB_WORKER_START, stub_interpreter
 
 from agentgym.policies.vllm_runtime import WorkerClient
 
-BATCHING = """
-import json, os, sys
-from multiprocessing.connection import Client
-key = sys.stdin.buffer.readline().strip()
-conn = Client(os.environ["AGENTGYM_VLLM_ADDRESS"], family="AF_UNIX", authkey=key)
-conn.send_bytes(json.dumps({"op": "ready", "ok": True, "vllm": "stub"}).encode())
+BATCHING = STUB_WORKER_START + """
 pad = "x" * 65536
 while True:
     try:
@@ -62,12 +57,7 @@ def test_many_large_requests_at_once_do_not_deadlock_the_socket(tmp_path: Path) 
             client.close()
 
 
-SLOW = """
-import json, os, sys, time
-from multiprocessing.connection import Client
-key = sys.stdin.buffer.readline().strip()
-conn = Client(os.environ["AGENTGYM_VLLM_ADDRESS"], family="AF_UNIX", authkey=key)
-conn.send_bytes(json.dumps({"op": "ready", "ok": True, "vllm": "stub"}).encode())
+SLOW = STUB_WORKER_START + """
 while True:
     try:
         m = json.loads(conn.recv_bytes())

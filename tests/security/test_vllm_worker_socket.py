@@ -13,7 +13,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from vllm_support import stub_interpreter
+from vllm_support import STUB_WORKER_START, stub_interpreter
 
 from agentgym import PolicyError
 from agentgym.policies.vllm_runtime import WorkerClient
@@ -30,12 +30,7 @@ conn.send_bytes(b'{"op": "ready", "ok": true}')
 open(os.environ["MARKER"], "w").write("accepted")
 """
 
-GARBAGE = """
-import os, sys, json
-from multiprocessing.connection import Client
-key = sys.stdin.buffer.readline().strip()
-conn = Client(os.environ["AGENTGYM_VLLM_ADDRESS"], family="AF_UNIX", authkey=key)
-conn.send_bytes(json.dumps({"op": "ready", "ok": True, "vllm": "stub"}).encode())
+GARBAGE = STUB_WORKER_START + """
 while True:
     try:
         conn.recv_bytes()
