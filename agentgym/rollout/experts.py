@@ -228,6 +228,7 @@ def record_experts(
     """
     import agentgym
 
+    from ..policies.base import derive_seed
     from .engine import Engine
     from .episode import EpisodeRequest, RolloutConfig
 
@@ -248,7 +249,10 @@ def record_experts(
         engine = Engine(env_id, policy, config=config or RolloutConfig(), num_envs=num_envs,
                         env_kwargs=kwargs)  # make() applies the spec's turn limit
         try:
-            for traj in engine.run([EpisodeRequest(task_id=i, group_id="expert") for i in todo]):
+            seed = engine.config.seed  # a reset seed per task: the same recording every time
+            requests = [EpisodeRequest(task_id=i, group_id="expert",
+                                       seed=derive_seed(seed, "expert", i)) for i in todo]
+            for traj in engine.run(requests):
                 store.append(traj)
                 counts["episodes"] += 1
                 counts["successful"] += int(traj.success)
