@@ -35,7 +35,7 @@ def require_vllm_bin() -> str:
 
 
 STUB_WORKER_START = """
-import json, os, sys, time
+import json, os, sys
 from multiprocessing.connection import Client
 key = sys.stdin.buffer.readline().strip()
 conn = Client(os.environ["AGENTGYM_VLLM_ADDRESS"], family="AF_UNIX", authkey=key)

@@ -91,8 +91,6 @@ class WorkerClient:
         self._waiting: dict[int, tuple[asyncio.AbstractEventLoop, asyncio.Future[Any]]] = {}
         self._lock = threading.Lock()
         """Guards ``_waiting`` (the reader thread takes it for every reply)."""
-        self._abandoned: set[int] = set()
-        """Ids of requests whose callers stopped waiting (timed out, cancelled)."""
         self._send_lock = threading.Lock()
         """One message on the socket at a time."""
         self._reader = threading.Thread(target=self._read, name="vllm-reader", daemon=True)
@@ -143,13 +141,10 @@ class WorkerClient:
             rid = reply.get("id") if isinstance(reply, dict) else None
             with self._lock:
                 waiter = self._waiting.pop(rid, None) if isinstance(rid, int) else None
-                if waiter is None and isinstance(rid, int) and rid in self._abandoned:
-                    self._abandoned.discard(rid)  # its caller gave up on it
-                    continue
             if waiter is None:  # nobody asked for it: the worker is not speaking the protocol
                 reason = f"the vLLM worker sent an unexpected reply: {str(reply)[:200]}"
                 break
-            _deliver(*waiter, reply)
+            _deliver(*waiter, reply)  # a caller that gave up (timeout, cancel) drops it
         self.broken = reason
         with self._lock:
             waiting, self._waiting = self._waiting, {}
@@ -179,10 +174,6 @@ class WorkerClient:
             reply = await asyncio.wait_for(fut, timeout_s)
         except TimeoutError as e:
             raise PolicyError(f"vllm did not answer within {timeout_s:.0f}s") from e
-        finally:  # timed out or cancelled (a partial rollout's abort): its reply, still to
-            with self._lock:  # come, is dropped by the reader
-                if self._waiting.pop(rid, None) is not None:
-                    self._abandoned.add(rid)
         if not reply.get("ok"):
             raise PolicyError(f"vllm: {reply.get('error')}")
         return reply  # type: ignore[no-any-return]

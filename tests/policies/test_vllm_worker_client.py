@@ -57,16 +57,18 @@ def test_many_large_requests_at_once_do_not_deadlock_the_socket(tmp_path: Path) 
             client.close()
 
 
-SLOW = STUB_WORKER_START + """
-while True:
+LATE = STUB_WORKER_START + """
+late = [json.loads(conn.recv_bytes())]    # the first request is answered only once the next
+while True:                               # one has come: after its caller gave up on it
     try:
         m = json.loads(conn.recv_bytes())
     except EOFError:
         break
     if m.get("op") == "close":
         break
-    time.sleep(0.5)                       # generating
-    conn.send_bytes(json.dumps({"id": m["id"], "ok": True, "op": m["op"]}).encode())
+    for r in late + [m]:
+        conn.send_bytes(json.dumps({"id": r["id"], "ok": True, "op": r["op"]}).encode())
+    late = []
 """
 
 
@@ -75,7 +77,7 @@ def test_a_request_given_up_on_does_not_stop_the_next(tmp_path: Path) -> None:
     the worker's late reply then belonged to a closed loop, delivering it killed the reader
     thread, and the trainer's next weight push waited for an answer that was never read (found
     hung on vLLM's CPU build: async GRPO with partial rollouts on the shop)."""
-    client = WorkerClient({}, python=stub_interpreter(tmp_path, SLOW), start_timeout_s=60)
+    client = WorkerClient({}, python=stub_interpreter(tmp_path, LATE), start_timeout_s=60)
     try:
         with pytest.raises(TimeoutError):
             asyncio.run(asyncio.wait_for(client.request({"op": "generate"}, 60), 0.1))
