@@ -1,13 +1,14 @@
-"""Self-play learning gain: SmolLM2-135M on tic-tac-toe, win rates before and after.
+"""Self-play learning gain: SmolLM2-135M on Kuhn poker or tic-tac-toe, win rates before and after.
 
     python benchmarks/selfplay.py [CONFIG] [key=value ...]
     python benchmarks/selfplay.py --report RUN_DIR      # figures of a finished run
     python benchmarks/selfplay.py --checkpoint STEP_DIR [CONFIG] [key=value ...]
                                                         # evaluate a saved checkpoint
 
-Default config: ``configs/selfplay_tictactoe_cpu.yaml`` (behaviour cloning on the scripted
+Default config: ``configs/selfplay_kuhn_cpu.yaml`` (``configs/selfplay_tictactoe_cpu.yaml``
+for tic-tac-toe; both: behaviour cloning on the scripted
 player, then GRPO against a pool of the policy's own past checkpoints, agent-wise advantages).
-Every evaluation plays the held-out openings greedily against the scripted player and against
+Every evaluation plays the held-out tasks greedily against the scripted player and against
 the starting checkpoint (the weights before training); a draw counts half. Prints the win rates
 and the Elo rating at every evaluation and the wall time; the last line is
 ``selfplay_winrate_gain_points=...``: the win rate against the scripted player after training
@@ -24,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-DEFAULT = "configs/selfplay_tictactoe_cpu.yaml"
+DEFAULT = "configs/selfplay_kuhn_cpu.yaml"
 
 
 def _evals(run: Path) -> list[dict[str, Any]]:
