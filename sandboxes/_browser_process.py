@@ -131,16 +131,22 @@ class BrowserHandle:
             if self.dead:
                 return False
             try:
-                if self._probe is None:
-                    self._probe = await asyncio.wait_for(
-                        self.browser.new_browser_cdp_session(), timeout_s)
-                await asyncio.wait_for(self._probe.send("Browser.getVersion"), timeout_s)
+                await self.browser_cdp("Browser.getVersion", timeout_s=timeout_s)
                 return True
             except TimeoutError:
                 continue
             except Exception:  # the connection is gone: the browser cannot be used
                 return False
         return False
+
+    async def browser_cdp(self, method: str, params: dict[str, Any] | None = None, *,
+                          timeout_s: float = 10.0) -> dict[str, Any]:
+        """Send a browser-level CDP command (``Target.*``, ``Browser.*``), each step bounded
+        by ``timeout_s``; one browser session serves this and the liveness probe."""
+        if self._probe is None:
+            self._probe = await asyncio.wait_for(self.browser.new_browser_cdp_session(),
+                                                 timeout_s)
+        return dict(await asyncio.wait_for(self._probe.send(method, params or {}), timeout_s))
 
     async def kill(self, reason: str) -> None:
         """Mark dead and kill the process tree."""

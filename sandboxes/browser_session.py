@@ -47,6 +47,9 @@ STORAGE_TYPES = "local_storage,indexeddb,cache_storage,service_workers"
 """What :meth:`BrowserSession.recycle` clears for each allowed origin (with the cookies and the
 cache); CDP's ``all`` adds rarely used stores and costs ten times as long."""
 
+CLOSE_RESEND_S = 1.0
+"""How long a tab's close may take before it is sent again (a close takes 10-50 ms here)."""
+
 
 class BrowserSession:
     """A fresh browser context for one episode, with its tabs and network policy.
@@ -205,7 +208,7 @@ class BrowserSession:
         """Close the active tab (the last tab is replaced by a blank one)."""
         page = self.page
         await self._stop_loading(page)
-        await self.guard(page.close())
+        await self._close_page(page)
         if not self.pages:
             await self.new_tab()
 
@@ -241,7 +244,7 @@ class BrowserSession:
                 break
             await asyncio.gather(*(self._stop_loading(page) for page in old))
             for page in old:
-                await self.guard(page.close())
+                await self._close_page(page)
                 self._cdp.pop(id(page), None)
         self.pages, self.active = [fresh], 0
         if spare is not None:  # it bypassed _on_page
@@ -268,6 +271,32 @@ class BrowserSession:
             raise
         except Exception as e:  # already closing or closed: close() sorts it out
             logger.debug("stopping a tab's navigation failed: %s", e)
+
+    async def _close_page(self, page: Page) -> None:
+        """Close ``page``. Chromium sometimes drops the close of a tab caught just after a
+        navigation commits (the tab then stays open for good, about one close in a hundred in
+        that state even after :meth:`_stop_loading`); a second ``Target.closeTarget`` after
+        :data:`CLOSE_RESEND_S` goes through."""
+        closing = asyncio.ensure_future(page.close())
+        try:
+            await asyncio.wait_for(asyncio.shield(closing), CLOSE_RESEND_S)
+            return
+        except TimeoutError:
+            pass
+        except BaseException:
+            closing.cancel()
+            raise
+        try:
+            info = await self.cdp("Target.getTargetInfo", page=page)
+            await self.handle.browser_cdp("Target.closeTarget",
+                                          {"targetId": info["targetInfo"]["targetId"]},
+                                          timeout_s=self.timeout_s)
+        except BrowserCrashed:
+            closing.cancel()
+            raise
+        except Exception as e:  # closed meanwhile, or the browser is in trouble: guard decides
+            logger.debug("closing a tab again failed: %s", e)
+        await self.guard(closing)
 
     def open_spare_tab(self) -> None:
         """Start opening, in the background, the blank tab the next :meth:`recycle` will use
