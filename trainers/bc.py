@@ -10,8 +10,10 @@ advantage of 1, averaged over every trained token of the batch).
 
 One config runs both phases: the first ``bc_steps`` of ``steps`` are behaviour-cloning steps
 (``bc_batch_size`` expert episodes each, learning rate ``bc_lr``), the rest are the algorithm's
-own steps. Evaluation runs after the last BC step too, so the run reports BC alone beside
-BC + RL. ``algorithm: bc_grpo`` selects it (``bc_semi_online`` for the semi-online trainer).
+own steps, which start from a fresh optimizer state (``bc_optimizer: reset``; ``keep`` carries
+BC's Adam moments on, whose momentum then moves the weights even where RL has no gradient).
+Evaluation runs after the last BC step too, so the run reports BC alone beside BC + RL.
+``algorithm: bc_grpo`` selects it (``bc_semi_online`` for the semi-online trainer).
 
 With summarised context (``summary_budget``), the scripted expert is recorded under the same
 budget, counted in the model's tokens, and writes its own summaries
@@ -212,6 +214,8 @@ class BCWarmupTrainer(GRPOTrainer):
             if step == cfg.bc_steps and cfg.eval_every and not at_eval:
                 self.evaluate()  # BC alone, beside the final BC + RL figure
             return metrics
+        if cfg.bc_steps and self.state.step == cfg.bc_steps and cfg.bc_optimizer == "reset":
+            self.optimizer.state.clear()  # RL starts from fresh moments, not BC's momentum
         return self.rl_step()
 
 

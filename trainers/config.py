@@ -213,6 +213,11 @@ class TrainConfig:
     """Learning rate of the behaviour-cloning steps."""
     bc_batch_size: int = 16
     """Expert trajectories per behaviour-cloning step."""
+    bc_optimizer: str = "reset"
+    """What the first step after the warm-up starts from: ``reset`` (fresh AdamW moments, as an
+    RL run started from the BC checkpoint would) or ``keep`` (BC's moments carry on, so BC's
+    momentum keeps moving the weights even through RL steps without a gradient; the runs
+    documented before 2026-11-26 were made this way)."""
     patch_threshold: int = 2
     """Semi-online: patch a mismatched step while error_num < this; 0 = never, -1 = always."""
     patch_mode: str = "thought_free"
@@ -305,6 +310,8 @@ class TrainConfig:
         if self.behav_weight_mode == "mask" and self.tis_cap <= 0:
             raise ConfigError("behav_weight_mode=mask needs tis_cap > 0 (the weight above which "
                               "tokens are dropped)")
+        if self.bc_optimizer not in ("reset", "keep"):
+            raise ConfigError(f"bc_optimizer must be reset or keep, not {self.bc_optimizer!r}")
         if self.task_sampling not in ("uniform", "vade"):
             raise ConfigError(f"task_sampling must be uniform or vade, not {self.task_sampling!r}")
         if self.max_version_lag < -1:
