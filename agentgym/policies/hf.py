@@ -260,9 +260,24 @@ class HFPolicy(Policy):
         self._batcher = None
 
     def close(self) -> None:
-        """Stop the decode thread (a batch in progress stops before its next forward)."""
+        """Stop the decode thread (a batch in progress stops before its next forward) and the
+        batcher task, from any thread: a policy closed between two runs of its loop (a frozen
+        opponent leaving a self-play pool) would otherwise be collected with its batcher
+        pending, which asyncio reports as an error."""
         self._closed.set()
         self._executor.shutdown(wait=False, cancel_futures=True)
+        task, self._batcher = self._batcher, None
+        if task is None or task.done() or task.get_loop().is_closed():
+            return
+        loop = task.get_loop()
+        try:
+            here = asyncio.get_running_loop()
+        except RuntimeError:
+            here = None
+        if loop.is_running() and loop is not here:
+            loop.call_soon_threadsafe(task.cancel)
+        else:  # this thread's loop, or a loop between runs: its next run settles the cancel
+            task.cancel()
 
     def describe(self) -> dict[str, Any]:
         """Name, model and version."""

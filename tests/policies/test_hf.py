@@ -101,3 +101,28 @@ def test_sync_twin_and_templating_without_ids() -> None:
     assert len(gen.token_ids) <= 3
     assert gen.prompt_token_ids == FakeTokenizer().apply_chat_template(
         [{"role": "user", "content": "hi"}], tokenize=True, add_generation_prompt=True)
+
+
+def test_a_closed_policy_leaves_no_pending_batcher_behind(caplog: pytest.LogCaptureFixture) -> None:
+    """A frozen opponent dropped from a self-play pool is closed between two runs of the loop
+    that drove it; its batcher must not be destroyed pending ("Task was destroyed but it is
+    pending!") when the policy is collected."""
+    import gc
+    import logging
+
+    runner = asyncio.Runner()  # a loop that outlives the run, as an engine's does
+    try:
+        policy = HFPolicy(tiny_model(), FakeTokenizer())
+        greedy = SamplingParams(max_tokens=2, temperature=0.0)
+        runner.run(policy.agenerate([], sampling=greedy, prompt_token_ids=PROMPTS[2]))
+        batcher = policy._batcher
+        assert batcher is not None and not batcher.done()  # idle, waiting for the next request
+        policy.close()  # between runs: the loop is not running
+        with caplog.at_level(logging.ERROR, logger="asyncio"):
+            del policy, batcher
+            gc.collect()
+            runner.run(asyncio.sleep(0))  # the loop's next run settles the cancel
+            gc.collect()
+        assert "destroyed but it is pending" not in caplog.text
+    finally:
+        runner.close()
