@@ -29,9 +29,15 @@ from .vllm_runtime import WorkerClient
 
 CPU_DEFAULTS: dict[str, Any] = {"dtype": "float32", "enforce_eager": True, "max_model_len": 2048,
                                 "seed": 0, "logprobs_mode": "processed_logprobs",
-                                "kv_cache_memory_bytes": 1 << 30}
-"""Engine arguments the policy sets unless given: fp32 and eager (what the CPU build runs), and
-a fixed 1 GiB KV cache (~23k tokens of SmolLM2-135M) instead of a share of the machine's RAM."""
+                                "kv_cache_memory_bytes": 1 << 30, "enable_chunked_prefill": False}
+"""Engine arguments the policy sets unless given: fp32 and eager (what the CPU build runs), a
+fixed 1 GiB KV cache (~23k tokens of SmolLM2-135M) instead of a share of the machine's RAM, and
+no chunked prefill: a prompt prefilled in chunks has its seeded generator rewound after each
+unfinished chunk, which the CPU generator cannot do ("CPU Generator does not use offset", and
+the whole batch fails), so a batch whose prompts exceed one step's token budget broke."""
+
+PREFILL_BUDGET = 4096
+"""Tokens one engine step prefills without chunked prefill (at least ``max_model_len``)."""
 
 
 def defaults() -> dict[str, Any]:
@@ -62,6 +68,9 @@ class VLLMPolicy(Policy):
         self.model_path = str(resolve_model_path(model))
         self.timeout_s = timeout_s
         args = {**defaults(), **engine_args, "model": self.model_path}
+        if args.get("enable_chunked_prefill") is False:  # a whole prompt must fit in a step
+            args.setdefault("max_num_batched_tokens",
+                            max(PREFILL_BUDGET, int(args.get("max_model_len") or 0)))
         self.engine_args = args
         from transformers import AutoTokenizer
 

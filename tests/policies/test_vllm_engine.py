@@ -95,6 +95,22 @@ def test_seeded_sampling_is_reproducible(policy: Any) -> None:
     assert any(o != runs[0][0].token_ids for o in others)  # the seed, not a fixed stream
 
 
+def test_seeded_requests_beyond_one_steps_token_budget_are_sampled(policy: Any) -> None:
+    """An asynchronous run keeps ~200 episodes in flight: their prompts together exceed the
+    engine's per-step token budget (4096), which vLLM would meet by prefilling a prompt in
+    chunks and rewinding the seeded generator of the unfinished one, which the CPU generator
+    cannot do ("CPU Generator does not use offset": the whole batch failed). Every request
+    comes back, and a seed still gives the same tokens as the request alone."""
+    prompts = [_prompt(policy, f"Add {i} and {i + 7}, then explain the sum in two sentences.")
+               for i in range(200)]
+    assert sum(map(len, prompts)) > 2 * 4096
+    sampling = [SamplingParams(max_tokens=6, temperature=1.0, seed=1000 + i) for i in range(200)]
+    outs = _batch(policy, prompts, sampling)
+    assert all(len(o.token_ids) > 0 and o.logprobs for o in outs)
+    alone = _batch(policy, [prompts[137]], [sampling[137]])[0]
+    assert alone.token_ids == outs[137].token_ids
+
+
 def test_max_tokens_and_stop_strings_are_honoured(policy: Any) -> None:
     prompt = _prompt(policy, "Count from 1 to 20, separated by spaces.")
     greedy = SamplingParams(max_tokens=24, temperature=0.0)

@@ -55,7 +55,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
          "--worker-extension-cls", "vllm_worker.WorkerExtension",
          "--served-model-name", "smol", "--dtype", "float32", "--enforce-eager",
          "--max-model-len", "2048", "--logprobs-mode", "processed_logprobs", "--seed", "0",
-         "--kv-cache-memory-bytes", str(1 << 30)],  # not 92% of the RAM (the CPU default)
+         "--kv-cache-memory-bytes", str(1 << 30),  # not 92% of the RAM (the CPU default)
+         "--no-enable-chunked-prefill", "--max-num-batched-tokens", "4096"],  # seeds on CPU
         stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 600
