@@ -48,8 +48,8 @@ STORAGE_TYPES = "local_storage,indexeddb,cache_storage,service_workers"
 cache); CDP's ``all`` adds rarely used stores and costs ten times as long."""
 
 CLOSE_RESEND_S = 1.0
-"""How long a tab's close may take before it is sent again (a second close of a tab that was
-closing anyway is harmless: Chromium answers it with an error, which is ignored)."""
+"""How long a tab's close may take before it is sent again (a resend to a tab that was closing
+anyway is harmless: an error from a tab already gone is ignored)."""
 
 
 class BrowserSession:
