@@ -267,17 +267,10 @@ class HFPolicy(Policy):
         self._closed.set()
         self._executor.shutdown(wait=False, cancel_futures=True)
         task, self._batcher = self._batcher, None
-        if task is None or task.done() or task.get_loop().is_closed():
-            return
-        loop = task.get_loop()
-        try:
-            here = asyncio.get_running_loop()
-        except RuntimeError:
-            here = None
-        if loop.is_running() and loop is not here:
-            loop.call_soon_threadsafe(task.cancel)
-        else:  # this thread's loop, or a loop between runs: its next run settles the cancel
-            task.cancel()
+        if task is not None and not task.done() and not task.get_loop().is_closed():
+            # safe from any thread, whether or not the loop runs; the queued call keeps the
+            # task alive until the loop's next run settles the cancel
+            task.get_loop().call_soon_threadsafe(task.cancel)
 
     def describe(self) -> dict[str, Any]:
         """Name, model and version."""

@@ -45,4 +45,3 @@ def test_kept_moments_move_the_weights_without_a_gradient(tiny_cfg) -> None:
 def test_an_unknown_mode_is_refused(tiny_cfg) -> None:
     with pytest.raises(ConfigError, match="bc_optimizer must be reset or keep"):
         tiny_cfg("bc_optimizer=fresh")
-

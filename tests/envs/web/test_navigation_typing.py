@@ -182,7 +182,8 @@ def test_a_tab_closed_just_after_its_navigation_commits_does_not_stall_the_reset
             for _ in range(15):
                 session = env.session
                 assert session is not None
-                await asyncio.sleep(0.2)  # the spare tab is open
+                assert session._spare_tab is not None
+                await session._spare_tab  # the spare tab is open
                 await session.page.goto(site + "/scripts", wait_until="commit")
                 await env.areset()
                 assert env.session is session                   # recycled, not replaced
