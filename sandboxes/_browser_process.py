@@ -115,7 +115,8 @@ class BrowserHandle:
         self.closing = False
         self.pending = 0
         """Contexts being opened (slots reserved, not yet sessions)."""
-        self._probe: CDPSession | None = None
+        self._cdp_session: CDPSession | None = None
+        """The browser-level CDP session (:meth:`browser_cdp`, the liveness probe)."""
         browser.on("disconnected", lambda _b: self._mark_dead("disconnected"))
 
     def _mark_dead(self, reason: str) -> None:
@@ -143,10 +144,10 @@ class BrowserHandle:
                           timeout_s: float = 10.0) -> dict[str, Any]:
         """Send a browser-level CDP command (``Target.*``, ``Browser.*``), each step bounded
         by ``timeout_s``; one browser session serves this and the liveness probe."""
-        if self._probe is None:
-            self._probe = await asyncio.wait_for(self.browser.new_browser_cdp_session(),
+        if self._cdp_session is None:
+            self._cdp_session = await asyncio.wait_for(self.browser.new_browser_cdp_session(),
                                                  timeout_s)
-        return dict(await asyncio.wait_for(self._probe.send(method, params or {}), timeout_s))
+        return dict(await asyncio.wait_for(self._cdp_session.send(method, params or {}), timeout_s))
 
     async def kill(self, reason: str) -> None:
         """Mark dead and kill the process tree."""
