@@ -9,7 +9,9 @@ Accepted formats (several calls per turn allowed in each):
 
 :func:`parse_tool_calls` returns ``[]`` when the text holds no tool-call syntax at all and raises
 :class:`agentgym.errors.ToolCallParseError` (with a message meant for the model) when it holds
-malformed calls.
+malformed calls. It raises nothing else on model output: JSON nested past
+:data:`MAX_ARGUMENT_DEPTH` (a model can emit ``[[[[...`` far past Python's recursion limit) is a
+malformed call too, found by an iterative walk before anything recurses over it.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ _REACT_ACTION = re.compile(
     r"^\s*Action\s*:\s*(?P<name>[A-Za-z_][\w-]*)\s*(?P<inline>[\[(].*)?$", re.MULTILINE
 )
 _REACT_INPUT = re.compile(r"^\s*Action Input\s*:\s*(?P<input>.*)", re.MULTILINE | re.DOTALL)
+MAX_ARGUMENT_DEPTH = 64
+"""Deepest nesting of arrays and objects a call (its arguments included) may have."""
 
 
 @dataclass
@@ -65,6 +69,50 @@ class ToolResult:
         return {"role": "tool", "tool_call_id": self.call_id, "content": self.content}
 
 
+def _too_deep(value: Any, limit: int = MAX_ARGUMENT_DEPTH) -> bool:
+    """Whether ``value`` (parsed JSON, or JSON text) nests arrays/objects past ``limit``; an
+    iterative walk, so no depth makes it recurse."""
+    if isinstance(value, str):
+        if value.count("[") + value.count("{") <= limit:  # the common case, at C speed
+            return False
+        depth = 0
+        in_string = escaped = False
+        for ch in value:
+            if in_string:
+                escaped, in_string = (False, True) if escaped else (ch == "\\", ch != '"')
+            elif ch == '"':
+                in_string = True
+            elif ch in "[{":
+                depth += 1
+                if depth > limit:
+                    return True
+            elif ch in "]}":
+                depth -= 1
+        return False
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children = list(item.values())
+        elif isinstance(item, (list, tuple)):
+            children = list(item)
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
+def _json_loads(text: str, what: str) -> Any:
+    if _too_deep(text):
+        raise ToolCallParseError(f"{what} nests deeper than {MAX_ARGUMENT_DEPTH} levels")
+    try:
+        return json.loads(text)
+    except RecursionError as e:  # unreachable after the depth walk; kept as a backstop
+        raise ToolCallParseError(f"{what} nests too deeply") from e
+
+
 def _loads_object(raw: Any, what: str) -> dict[str, Any]:
     value = raw
     for _ in range(2):  # some models double-encode arguments
@@ -73,13 +121,15 @@ def _loads_object(raw: Any, what: str) -> dict[str, Any]:
             if not text:
                 return {}
             try:
-                value = json.loads(text)
+                value = _json_loads(text, what)
             except json.JSONDecodeError as e:
                 raise ToolCallParseError(f"{what} is not valid JSON ({e.msg} at {e.pos})") from e
     if value is None:
         return {}
     if not isinstance(value, dict):
         raise ToolCallParseError(f"{what} must be a JSON object, got {type(value).__name__}")
+    if _too_deep(value):
+        raise ToolCallParseError(f"{what} nests deeper than {MAX_ARGUMENT_DEPTH} levels")
     return value
 
 
@@ -140,7 +190,24 @@ def _parse_react(text: str) -> list[ToolCall]:
 
 
 def parse_tool_calls(action: Any) -> list[ToolCall]:
-    """Parse a model turn (text, OpenAI message dict, list of calls) into tool calls."""
+    """Parse a model turn (text, OpenAI message dict, list of calls) into tool calls.
+
+    Raises :class:`ToolCallParseError` for malformed calls, and no other error on model output.
+    """
+    try:
+        calls = _parse(action)
+    except ToolCallParseError:
+        raise
+    except (RecursionError, MemoryError, ValueError, TypeError, AttributeError) as e:
+        raise ToolCallParseError(f"unreadable tool call ({type(e).__name__})") from e
+    for call in calls:
+        if _too_deep(call.arguments):
+            raise ToolCallParseError(
+                f"arguments of {call.name!r} nest deeper than {MAX_ARGUMENT_DEPTH} levels")
+    return calls
+
+
+def _parse(action: Any) -> list[ToolCall]:
     if isinstance(action, ToolCall):
         return [action]
     if isinstance(action, list) and all(isinstance(a, ToolCall) for a in action):
@@ -149,7 +216,7 @@ def parse_tool_calls(action: Any) -> list[ToolCall]:
         calls = _parse_openai(action)
         content = action.get("content")
         if not calls and isinstance(content, str):
-            return parse_tool_calls(content)
+            return _parse(content)
         return calls
     if isinstance(action, list):
         return _parse_openai(action)
@@ -164,7 +231,7 @@ def parse_tool_calls(action: Any) -> list[ToolCall]:
     stripped = action.strip()
     if stripped.startswith("{") and '"name"' in stripped:
         try:
-            obj = json.loads(stripped)
+            obj = _json_loads(stripped, "tool call")
         except json.JSONDecodeError:
             return []
         return [_call_from_obj(obj, "tool call")]

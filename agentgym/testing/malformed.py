@@ -16,6 +16,23 @@ _GARBAGE = [
 ]
 
 
+_DEEP = 100_000
+"""Nesting far past Python's recursion limit: a model can emit ``[[[[...`` of any length."""
+
+
+def _nested(name: str) -> list[Any]:
+    """Tool calls whose JSON nests ``_DEEP`` levels, in each format a parser reads."""
+    array = "[" * _DEEP + "]" * _DEEP
+    obj = '{"a":' * _DEEP + "0" + "}" * _DEEP
+    return [
+        f'<tool_call>{{"name": "{name}", "arguments": {{"x": {array}}}}}</tool_call>',
+        f'{{"name": "{name}", "arguments": {obj}}}',
+        f"Action: {name}\nAction Input: {array}",
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "x", "type": "function", "function": {"name": name, "arguments": array}}]},
+    ]
+
+
 def _random_text(rng: random.Random, n: int) -> str:
     alphabet = "abcxyz <>/{}[]():,\"'\\\n\t0123456789_-=;" + "\u00e9\u4e2d\U0001f600"
     return "".join(rng.choice(alphabet) for _ in range(n))
@@ -41,11 +58,14 @@ def _random_json(rng: random.Random, depth: int = 0) -> Any:
 def malformed_actions(
     n: int = 1000, *, seed: int = 0, tool_names: Sequence[str] = ()
 ) -> Iterator[Any]:
-    """Yield ``n`` malformed actions: garbage text, broken JSON, unknown tools, bad arguments,
-    wrong types and OpenAI messages with bad fields. Deterministic for a seed."""
+    """Yield ``n`` malformed actions: calls nested past the recursion limit (first), garbage
+    text, broken JSON, unknown tools, bad arguments, wrong types and OpenAI messages with bad
+    fields. Deterministic for a seed."""
     rng = random.Random(seed)
     names = [*tool_names, "no_such_tool", "", "__import__", "a" * 300]
-    for i in range(n):
+    nested = _nested(tool_names[0] if tool_names else "move")
+    yield from nested[:n]
+    for i in range(n - len(nested)):
         name = rng.choice(names)
         args = _random_json(rng)
         kind = i % 12
