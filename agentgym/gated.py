@@ -10,7 +10,14 @@ SWE framework) keeps the dense signal but pays it only when the episode's outcom
 the step that terminates the episode returns ``R`` (``weight`` scales the intermediate sum, so
 ``weight * sum`` can be kept below the outcome's scale). A truncated or aborted episode has no
 outcome: its held-back rewards are dropped and it returns 0 (aborted episodes are not scored).
-``info["gated"]`` reports the outcome, the held-back sum and whether the gate opened.
+``info["gated"]`` reports the outcome, the env's success, the held-back sum and whether the gate
+opened.
+
+The gate reads the env's own verdict: when the terminal step's ``info`` holds ``success`` (every
+:class:`~agentgym.TaskToolEnv` and :class:`~agentgym.SeatEnv` reports it), the gate opens exactly
+when it is true and ``gate`` is not consulted. The last step's reward is not the outcome where
+rewards come per step: a game seat's final hand can pay while the match is lost. Only an env
+that reports no ``success`` is gated on its terminal reward against ``gate``.
 """
 
 from __future__ import annotations
@@ -52,10 +59,12 @@ class GatedReward(Wrapper):
             self.held += float(reward)
             return obs, 0.0, terminated, truncated, info
         outcome = float(reward)
-        opened = terminated and not info.get("aborted") and outcome >= self.gate
+        success = info.get("success")
+        passed = bool(success) if success is not None else outcome >= self.gate
+        opened = terminated and not info.get("aborted") and passed
         paid = outcome + self.weight * self.held if opened else (outcome if terminated else 0.0)
-        info = {**info, "gated": {"outcome": outcome, "intermediate": self.held,
-                                  "opened": bool(opened)}}
+        info = {**info, "gated": {"outcome": outcome, "success": success,
+                                  "intermediate": self.held, "opened": bool(opened)}}
         self.held = 0.0
         return obs, paid, terminated, truncated, info
 

@@ -56,7 +56,8 @@ def test_truncated_and_aborted_episodes_pay_nothing_held_back() -> None:
     env.reset(seed=0)
     env.step("x")
     *_, info = env.step("x")
-    assert info["gated"] == {"outcome": 1.0, "intermediate": 0.5, "opened": False}
+    assert info["gated"] == {"outcome": 1.0, "success": None, "intermediate": 0.5,
+                             "opened": False}
 
 
 async def test_async_twin_and_reset_clear_the_held_rewards() -> None:
