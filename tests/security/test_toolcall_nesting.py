@@ -9,9 +9,8 @@ import json
 import pytest
 
 import agentgym
-from agentgym import ToolCall, ToolCallParseError, parse_tool_calls
+from agentgym import ToolCall, ToolCallParseError, parse_tool_calls, toolcalls
 from agentgym.testing import check_env, malformed_actions
-from agentgym import toolcalls
 
 MAX_ARGUMENT_DEPTH = getattr(toolcalls, "MAX_ARGUMENT_DEPTH", 64)
 
