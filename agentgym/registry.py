@@ -94,7 +94,8 @@ def resolver_for(id: str) -> Any | None:
     """The resolver registered for ``id``'s prefix (``remote`` for ``remote:...``), or None.
 
     Resolvers come from the plugins' ``agentgym_register_resolvers`` hook; each has
-    ``spec(id) -> EnvSpec`` and ``make(id, *, max_turns=None, **kwargs) -> AgentEnv``.
+    ``spec(id) -> EnvSpec`` and may have ``make(id, *, max_turns=None, **kwargs) -> AgentEnv``
+    (without it :func:`make` builds the spec like a registered one).
     """
     prefix, sep, _ = id.partition(":")
     if not sep or not prefix or "/" in prefix:
@@ -129,10 +130,12 @@ def make(id: str, *, max_turns: int | None = None, reward_fn: str | None = None,
     ``agentgym_register_rewards``): ``fn(task, answer, info) -> float`` then scores every episode's
     final step. ``extra_tools`` names functions of the ``tools`` registry
     (``agentgym_register_tools``) added to the env's tool set.
-    ``"remote:http://host:port/ENV"`` connects to a served env (:mod:`agentgym.serve`).
+    ``"remote:http://host:port/ENV"`` connects to a served env (:mod:`agentgym.serve`). A
+    prefix's resolver without a ``make`` (the importers: ``reasoning-gym:``, ``textarena:``)
+    only supplies the spec, which is then built like a registered one.
     """
     resolver = resolver_for(id)
-    if resolver is not None:
+    if resolver is not None and hasattr(resolver, "make"):
         return resolver.make(id, max_turns=max_turns, **kwargs)  # type: ignore[no-any-return]
     return _make(id, max_turns, turn_limit=True, reward_fn=reward_fn, extra_tools=extra_tools,
                  **kwargs)

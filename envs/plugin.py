@@ -103,3 +103,11 @@ def agentgym_register_services(register: NamedRegistrar) -> None:
     from .search.registration import register_services
 
     register_services(register)
+
+
+@hookimpl
+def agentgym_register_resolvers(register: NamedRegistrar) -> None:
+    """Register the importers' prefixes (``reasoning-gym:``, ``textarena:``, ``openenv:``)."""
+    from .imported.resolvers import register_resolvers
+
+    register_resolvers(register)

@@ -1,4 +1,5 @@
-"""The ``agentgym`` command line, one module per command (list, info, tools, play, eval, train).
+"""The ``agentgym`` command line, one module per command (list, info, tools, play, eval, train,
+audit).
 
 To add a command, write ``agentgym/cli/<name>.py`` that decorates a function with
 ``@app.command()`` (``from .app import app``) and import it below. Errors print one clear line
@@ -8,6 +9,7 @@ on stderr and exit with status 1.
 from __future__ import annotations
 
 from . import (  # noqa: F401  (importing registers the commands)
+    audit,
     catalog,
     evaluate,
     gateway,

@@ -1,0 +1,93 @@
+"""The importers' id prefixes: each resolver turns ``<source>:<name>`` into an :class:`EnvSpec`.
+
+:func:`agentgym.make` builds a resolver's spec like a registered one (the turn limit from
+:func:`agentgym.settings.resolve_max_turns`, ``reward_fn``, ``extra_tools``), so an imported
+env is wrapped exactly as a native one. Each resolver also says how to list what its source
+offers (:meth:`names`), for ``agentgym list``.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from agentgym.errors import EnvNotFound
+from agentgym.specs import EnvSpec
+
+PLUGIN = "builtin-envs"
+
+
+def _name(id: str, prefix: str) -> str:
+    name = id.partition(":")[2].strip()
+    if not name:
+        raise EnvNotFound(f"{id!r} names no env: write {prefix}:<name>")
+    return name
+
+
+class ReasoningGymResolver:
+    """``reasoning-gym:<task name>``: one of reasoning-gym's procedural generators."""
+
+    prefix = "reasoning-gym"
+    install = "pip install 'agentgym[interop]'"
+
+    @staticmethod
+    def spec(id: str) -> EnvSpec:
+        """The spec of reasoning-gym's task (one answer per episode: ``max_turns=1``)."""
+        from .rgym import check_name, load_tasks, make_env
+
+        name = check_name(_name(id, "reasoning-gym"))
+        return EnvSpec(
+            id=f"reasoning-gym:{name}", entry_point=functools.partial(make_env, name),
+            family="reasoning-gym", max_turns=1, plugin=PLUGIN,
+            tasks=functools.partial(load_tasks, name),
+            description=f"reasoning-gym's {name} generator, scored by its score_answer.",
+        )
+
+    @staticmethod
+    def names() -> list[str]:
+        """Every reasoning-gym task name."""
+        from .rgym import task_names
+
+        return task_names()
+
+
+class TextArenaResolver:
+    """``textarena:<game id>``: one of TextArena's games, multi-agent (PettingZoo AEC)."""
+
+    prefix = "textarena"
+    install = "pip install 'agentgym[interop]'"
+
+    @staticmethod
+    def spec(id: str) -> EnvSpec:
+        """The spec of TextArena's game (no turn limit: a multi-agent env; its seats get the
+        default one)."""
+        from .textarena_env import check_game, make_env
+
+        game = check_game(_name(id, "textarena"))
+        return EnvSpec(
+            id=f"textarena:{game}", entry_point=functools.partial(make_env, game),
+            family="textarena", plugin=PLUGIN,
+            description=f"TextArena's {game}; seat=/opponent= for one seat (SeatEnv).",
+        )
+
+    @staticmethod
+    def names() -> list[str]:
+        """Every TextArena game id."""
+        from .textarena_env import game_ids
+
+        return game_ids()
+
+
+RESOLVERS: dict[str, Any] = {"reasoning-gym": ReasoningGymResolver,
+                             "textarena": TextArenaResolver}
+"""Prefix -> resolver class, registered by :func:`register_resolvers`."""
+
+
+def register_resolvers(register: Any) -> None:
+    """Register every importer's prefix with the ``resolvers`` registry."""
+    for prefix, resolver in RESOLVERS.items():
+        register(prefix, resolver, description=(resolver.__doc__ or "").strip().splitlines()[0],
+                 importer=True, install=resolver.install)
+
+
+__all__ = ["RESOLVERS", "ReasoningGymResolver", "TextArenaResolver", "register_resolvers"]
