@@ -18,9 +18,10 @@ importer wraps one game in :class:`agentgym.MultiAgentEnv` (PettingZoo AEC) and 
   game's reason goes to every agent's ``info["end_reason"]``.
 - **seeds**: ``reset(seed=s)`` passes ``s`` to TextArena, which seeds Python's global ``random``
   (TextArena's games draw from it): one TextArena env per process at a time is reproducible.
-- **tasks**: none; each seed is a game. ``legal_actions`` reads the bracketed moves a game lists
-  (``Available Moves: '[0]', '[4]'``) for the random opponent; games that list none have no
-  random player.
+- **tasks and splits**: none; each seed is a game, and ``split="test"`` offsets the seeds
+  (:data:`SPLIT_SEEDS`) so held-out games never share a seed with ``train``.
+- **random player**: ``legal_actions`` reads the bracketed moves a game lists
+  (``Available Moves: '[0]', '[4]'``); games that list none have no random player.
 
 ``make("textarena:<id>", seat="player_0", opponent="random")`` is one seat of the game as a
 single-agent env (:class:`agentgym.SeatEnv`), which ``agentgym eval`` runs.
@@ -35,6 +36,9 @@ from agentgym import Tool, ToolCallParseError, ToolSet, parse_tool_calls
 from agentgym.errors import ConfigError, EnvNotFound, missing_extra
 from agentgym.multiagent import IllegalAction, MultiAgentEnv
 
+SPLIT_SEEDS = {"train": 0, "test": 1_000_000_007}
+"""Offset added to the seed of each split's games (TextArena has no task sets: a seed is a
+game, and ``test`` games are drawn from seeds ``train`` never uses)."""
 MAX_CHARS = 4000
 """Longer actions are refused before they reach the game."""
 _MOVES_LINE = re.compile(r"(?:available|valid|legal)[^\n:]*:\s*(.+)", re.IGNORECASE)
@@ -108,9 +112,12 @@ class TextArenaEnv(MultiAgentEnv):
 
     zero_sum = True
 
-    def __init__(self, game: str, num_players: int = 2, **game_kwargs: Any) -> None:
+    def __init__(self, game: str, num_players: int = 2, split: str = "train",
+                 **game_kwargs: Any) -> None:
         ta = _ta()
         check_game(game)
+        if split not in SPLIT_SEEDS:
+            raise ConfigError(f"split must be one of {', '.join(SPLIT_SEEDS)}, not {split!r}")
         if isinstance(num_players, bool) or not isinstance(num_players, int) or num_players < 1:
             raise ConfigError(f"num_players must be a positive integer, got {num_players!r}")
         from textarena.envs.registration import ENV_REGISTRY
@@ -127,6 +134,7 @@ class TextArenaEnv(MultiAgentEnv):
                 env = wrapper(env)
         super().__init__()
         self.game = game
+        self.split = split
         self.num_players = num_players
         self.ta_env = env
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
@@ -166,11 +174,12 @@ class TextArenaEnv(MultiAgentEnv):
     def _reset(self, options: dict[str, Any]) -> dict[str, Any]:
         seed = int(self.np_random.integers(2**31)) if "seed" not in options else int(
             options["seed"])
+        seed += SPLIT_SEEDS[self.split]
         self.ta_env.reset(num_players=self.num_players, seed=seed)
         self._pending = {a: [] for a in self.possible_agents}
         self._drain()
         self._select()
-        return {"game": self.game, "game_seed": seed}
+        return {"game": self.game, "game_seed": seed, "split": self.split}
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start a game; ``seed`` seeds TextArena (see the module docstring)."""
@@ -222,4 +231,4 @@ def make_env(game: str, seat: str | None = None, opponent: Any = None, **kwargs:
     return SeatEnv(env, seat=seat, opponent=opponent or "random")
 
 
-__all__ = ["TextArenaEnv", "check_game", "game_ids", "make_env"]
+__all__ = ["SPLIT_SEEDS", "TextArenaEnv", "check_game", "game_ids", "make_env"]
