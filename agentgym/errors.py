@@ -186,3 +186,25 @@ def missing_extra(package: str, extra: str) -> MissingExtra:
     return MissingExtra(
         f"{package!r} is not installed; install it with: pip install 'agentgym[{extra}]'"
     )
+
+
+RUNTIME_FAULTS: tuple[type[BaseException], ...] = (
+    InfrastructureError, RegistryError, ConfigError, MissingExtra, PluginError,
+    SandboxUnavailable, SandboxClosed,
+)
+"""Errors that are the runtime's fault whatever the model sent: a missing backend or extra, a
+bad setting, a sandbox that cannot start or was closed. Raised from a tool, they abort the
+episode; a :class:`ToolError` or a failed run of the model's code (:class:`SandboxRunError`) is
+the model's, answered with an error observation."""
+
+
+def is_runtime_fault(error: BaseException) -> bool:
+    """Whether ``error`` (or an exception it was raised from) is one of :data:`RUNTIME_FAULTS`."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, RUNTIME_FAULTS):
+            return True
+        seen.add(id(current))
+        current = current.__cause__
+    return False

@@ -9,7 +9,10 @@ unknown tools, invalid arguments and tool crashes all become error observations.
 It also owns the infrastructure rule (:class:`agentgym.errors.InfrastructureError`): a tool that
 raises one is retried once when the error is ``retryable``; otherwise, or when the retry fails
 too, the episode ends with ``truncated=True``, reward 0, ``info["aborted"] = True`` and
-``info["abort_reason"]``, which the rollout engine records as an aborted episode.
+``info["abort_reason"]``, which the rollout engine records as an aborted episode. A tool that
+raises a fault of the runtime (:data:`agentgym.errors.RUNTIME_FAULTS`: no such backend, a missing
+extra, a sandbox that cannot start) aborts the same way: only the model's own bad input (a
+:class:`~agentgym.errors.ToolError`, a failed run of its code) is answered as an error.
 """
 
 from __future__ import annotations
@@ -19,7 +22,13 @@ from collections.abc import Callable
 from typing import Any
 
 from .env import AgentEnv, Observation, StepResult, make_observation
-from .errors import InfrastructureError, ResetNeeded, TaskError, ToolError
+from .errors import (
+    InfrastructureError,
+    ResetNeeded,
+    TaskError,
+    ToolError,
+    is_runtime_fault,
+)
 from .tasks import Task, TaskSet
 from .toolcalls import ToolCall, ToolResult, parse_tool_calls
 from .tools import Tool, ToolSet
@@ -140,6 +149,8 @@ class TaskToolEnv(AgentEnv):
         except ToolError as e:
             return ToolResult(call.id, call.name, f"Error: {e}", is_error=True)
         except Exception as e:  # a tool bug must not end the run
+            if is_runtime_fault(e):  # no backend, no extra, a dead sandbox: not the model's
+                raise InfrastructureError(f"{type(e).__name__}: {e}") from e
             logger.exception("tool %r crashed", call.name)
             return ToolResult(
                 call.id, call.name, f"Error: tool {call.name!r} failed: {type(e).__name__}: {e}",

@@ -54,7 +54,7 @@ FAMILIES: dict[str, list[tuple[str, dict[str, Any]]]] = {
     "gui": [("gui/desktop-v0", {})],
     "sql": [("sql/spider-lite-v0", {})],
     "code": [("code/py-functions-v0", {"sandbox": "docker"}),
-             ("code/py-functions-v0", {"sandbox": "bwrap"})],
+             ("code/py-functions-v0", {"sandbox": "bubblewrap"})],
     "search": [("search/qa-v0", {})],
 }
 """Env ids (with constructor arguments) of each family."""
@@ -64,14 +64,18 @@ console = Console(stderr=True)
 
 
 def _needs(family: str, kwargs: dict[str, Any]) -> str | None:
-    """Why a family cannot run here (None when it can)."""
+    """Why a family cannot run here (None when it can); an unknown backend name raises."""
+    if "sandbox" in kwargs:
+        from agentgym.sandboxes import check_backend
+
+        check_backend(kwargs["sandbox"])
     if family in ("web", "webarena"):
         from agentgym.sandboxes.browser import chromium_available
 
         return None if chromium_available() else "Chromium or Playwright missing"
     if family == "gui":
         return None if shutil.which("Xvfb") else "Xvfb missing"
-    if family == "code" and kwargs.get("sandbox") == "bwrap":
+    if family == "code" and kwargs.get("sandbox") == "bubblewrap":
         return None if shutil.which("bwrap") else "bubblewrap missing"
     if family == "code" and kwargs.get("sandbox") == "docker":
         try:
@@ -209,6 +213,8 @@ class Lane:
     kwargs: dict[str, Any]
     episodes: int = 0
     aborted: int = 0
+    rewarded: int = 0
+    """Episodes that earned a positive reward (the expert's show the env did real work)."""
     reasons: dict[str, int] = field(default_factory=dict)
     dropped: str = ""
     first_done: float | None = None
@@ -258,6 +264,7 @@ async def play(lane: Lane, envs: int, deadline: float, seed: int, think_s: float
 
     def done(traj: Any) -> None:
         lane.episodes += 1
+        lane.rewarded += traj.reward > 0
         lane.first_done = lane.first_done or time.monotonic()
         if traj.aborted:
             lane.aborted += 1
@@ -322,6 +329,23 @@ def _own_growth(name: str, get: Any, warm: list[dict[str, Any]]) -> str:
         return ""
     points = [(sum(s["by_family"].get(f, 0) for f in owners), get(s)) for s in warm]
     return f"{slope_per_1k(points):+.2f} ({'+'.join(owners)})"
+
+
+def idle_lanes(lanes: list[Lane]) -> list[tuple[str, str]]:
+    """``(lane, why)`` for each lane that did no real work: no episode finished, every episode
+    aborted, or a scripted (expert) lane never rewarded (a misspelt backend made every tool call
+    an error, say). A lane dropped for a known reason (no expert) is not idle."""
+    idle = []
+    for lane in lanes:
+        if lane.dropped:
+            continue
+        if lane.episodes == 0:
+            idle.append((lane.name, "no episode finished"))
+        elif lane.aborted == lane.episodes:
+            idle.append((lane.name, f"all {lane.episodes} episodes aborted"))
+        elif lane.policy == "scripted" and lane.rewarded == 0:
+            idle.append((lane.name, f"the expert earned nothing in {lane.episodes} episodes"))
+    return idle
 
 
 def report(args: argparse.Namespace, lanes: list[Lane], samples: list[dict[str, Any]],
@@ -399,10 +423,16 @@ def main() -> None:
     out = report(args, lanes, samples, warm_t)
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1))
+    idle = idle_lanes(lanes)
+    for name, why in idle:
+        console.print(f"[red]lane did no real work: {name}: {why}", highlight=False)
+    sys.stdout.write(f"soak_idle_lanes={len(idle)}\n")
     sys.stdout.write(f"load_average_end={os.getloadavg()[0]:.1f}\n")
     sys.stdout.write(f"soak_rss_growth_pct={out['rss_growth_pct']:.1f}\n")
     sys.stdout.write(f"soak_process_growth_per_1k_episodes="
                      f"{out['growth_per_1k']['processes']:.1f}\n")
+    if idle:
+        raise SystemExit(f"{len(idle)} lane(s) did no real work")
 
 
 if __name__ == "__main__":

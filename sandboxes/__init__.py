@@ -50,6 +50,15 @@ def _registry() -> Any:
     return get_registry("sandboxes")
 
 
+def check_backend(backend: str) -> str:
+    """``backend`` when it is ``"auto"`` or a registered backend's name, else
+    :class:`~agentgym.errors.NameNotFound` listing the registered ones (for envs to call at
+    ``make``, so a misspelt name never reaches an episode)."""
+    if backend != "auto":
+        _registry().get(backend)
+    return backend
+
+
 def open_sandbox(backend: str = "auto", **kwargs: Any) -> Sandbox:
     """Open a sandbox of the named backend; keywords go to its constructor.
 
@@ -93,6 +102,7 @@ __all__ = [
     "SandboxTimeout",
     "SandboxUnavailable",
     "available_backends",
+    "check_backend",
     "open_sandbox",
     "shutdown_pools",
 ]

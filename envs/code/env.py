@@ -26,7 +26,7 @@ from typing import Any
 from agentgym import Task, TaskSet, TaskToolEnv, ToolCall, parse_tool_calls
 from agentgym.errors import InfrastructureError, SandboxError, TaskError
 from agentgym.sandbox import RunResult, RunStatus, Sandbox, SandboxLimits
-from agentgym.sandboxes import open_sandbox
+from agentgym.sandboxes import check_backend, open_sandbox
 
 from .cases import Case, CaseError, cases_from_asserts
 from .harness import TestReport, judge, runner_command, runner_files
@@ -97,7 +97,7 @@ class CodeEnv(TaskToolEnv):
     ) -> None:
         if reward_mode not in ("fraction", "all_pass"):
             raise ValueError(f"reward_mode must be 'fraction' or 'all_pass', not {reward_mode!r}")
-        self.sandbox_backend = sandbox
+        self.sandbox_backend = check_backend(sandbox)
         self.reward_mode = reward_mode
         self._sandbox: Sandbox | None = None
         super().__init__(load_tasks(), split)
