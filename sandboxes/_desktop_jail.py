@@ -43,6 +43,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ._masks import mask_args
+
 BASE_UID = 2_100_000_000
 """First host uid handed to desktops (far from login, system and subordinate-id ranges)."""
 UID_SLOTS = 4096
@@ -253,6 +255,8 @@ class Jail:
                 args += ["--ro-bind", "/dev/null", program]
             for extra in python_roots():
                 args += ["--ro-bind", extra, extra]
+            bound = [args[i + 1] for i, a in enumerate(args) if a == "--ro-bind"]
+            args += mask_args(bound)  # agentgym's own files, wherever a bind exposes them
             for extra in self.share:
                 args += ["--ro-bind", extra, shared_path(extra)]
         if self.display_socket:

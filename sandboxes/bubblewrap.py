@@ -7,6 +7,8 @@ Isolation of one run:
 - a read-only view of ``/usr`` (and the ``/bin``, ``/lib*`` links), a few files of ``/etc``,
   private ``/proc`` and ``/dev``, size-capped tmpfs ``/work`` (the workdir) and ``/tmp``;
   nothing else of the host (no ``/root``, ``/home``, ``/etc/shadow``), and an empty environment;
+- agentgym's own folders, wherever a bind would expose them (a system-wide install under
+  ``/usr``), under an empty tmpfs (:mod:`._masks`): no task data, reference or hidden test;
 - as root, bwrap itself runs as uid/gid 65534 (so ``RLIMIT_NPROC`` binds: the kernel exempts
   uid 0), and each run gets its own cgroup capping total memory, pids and CPU;
 - a seccomp denylist (:mod:`._seccomp`: ptrace, mount, namespaces, keyrings, BPF...);
@@ -32,6 +34,7 @@ from agentgym.sandbox import RunResult, RunStatus, Sandbox, SandboxLimits, Sandb
 
 from ._cgroup import RunCgroup, create_run_cgroup, reap_stale
 from ._files import pack_files, unpack_files
+from ._masks import mask_args
 from ._pump import pump
 from ._script import READY, build_script, classify
 from ._seccomp import filter_fd
@@ -50,6 +53,13 @@ ENV = {
     "PYTHONUNBUFFERED": "1",
 }
 _ETC = ("/etc/alternatives", "/etc/ld.so.cache", "/etc/localtime", "/etc/ssl/openssl.cnf")
+
+
+def _bound_roots(extra_binds: list[str]) -> list[str]:
+    """The host paths :func:`_root_args` and ``extra_binds`` mount (for :func:`mask_args`)."""
+    roots = ["/usr", *(t for t in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+                       if Path(t).is_dir() and not Path(t).is_symlink())]
+    return roots + [extra_binds[i + 1] for i, a in enumerate(extra_binds) if a == "--ro-bind"]
 
 
 def _root_args() -> list[str]:
@@ -125,6 +135,7 @@ class BubblewrapSandbox(Sandbox):
             raise SandboxUnavailable(f"bwrap cannot create a sandbox here: {problem}")
         self.python, self._extra_binds = find_python()
         self._bwrap = bwrap
+        self._masks = mask_args(_bound_roots(self._extra_binds))
         self._as_root = os.geteuid() == 0
         self._use_cgroup = self._as_root if use_cgroup is None else use_cgroup
         if self._use_cgroup:
@@ -134,7 +145,7 @@ class BubblewrapSandbox(Sandbox):
         disk = str(limits.disk_mb * 1024 * 1024)
         args = [self._bwrap, "--unshare-all", "--unshare-user", "--disable-userns"]
         args += ["--die-with-parent", "--new-session", "--uid", str(NOBODY), "--gid", str(NOBODY)]
-        args += ["--hostname", "sandbox", *_root_args(), *self._extra_binds]
+        args += ["--hostname", "sandbox", *_root_args(), *self._extra_binds, *self._masks]
         args += ["--proc", "/proc", "--dev", "/dev"]
         args += ["--size", disk, "--tmpfs", "/tmp", "--size", disk, "--tmpfs", "/work"]
         args += ["--remount-ro", "/"]
