@@ -10,16 +10,30 @@ credit). A task whose generator or scorer fails is listed with its error, never 
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import time
 from typing import Any
 
 
-def _audit(env_id: str, seeds: int, **kwargs: Any) -> tuple[str, str, float]:
+class AuditTimeout(Exception):
+    """One task's audit ran past ``--task-timeout``."""
+
+
+def _alarm(signum: int, frame: Any) -> None:
+    raise AuditTimeout
+
+
+def _audit(env_id: str, seeds: int, timeout_s: int, **kwargs: Any) -> tuple[str, str, float]:
     """(verdict, failed probes, baseline) of one env."""
     from agentgym.testing.rewards import check_rewards
 
-    result = check_rewards(env_id, seeds=seeds, **kwargs)
+    signal.signal(signal.SIGALRM, _alarm)
+    signal.alarm(timeout_s)
+    try:
+        result = check_rewards(env_id, seeds=seeds, **kwargs)
+    finally:
+        signal.alarm(0)
     failed = ", ".join(f"{p.name} {p.mean_reward:.3f}" for p in result.failures)
     return ("ok" if result.passed else "FAIL"), failed, result.baseline
 
@@ -32,6 +46,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--train-size", type=int, default=100,
                         help="train items per task (the candidates probe reads their answers)")
     parser.add_argument("--only", nargs="*", help="these task names only")
+    parser.add_argument("--task-timeout", type=int, default=120,
+                        help="seconds one task's audit may take (a slow scorer is reported)")
     parser.add_argument("--out", help="also write the table to this file")
     args = parser.parse_args(argv)
     from agentgym.envs.imported.resolvers import RESOLVERS
@@ -39,24 +55,28 @@ def main(argv: list[str] | None = None) -> int:
     names = args.only or RESOLVERS[args.source].names()
     rows = ["| task | do nothing | native reward: probes paid more | verdict | "
             "`reward=\"exact\"` |", "|---|---|---|---|---|"]
-    counts = {"ok": 0, "FAIL": 0, "error": 0}
+    counts = {"ok": 0, "FAIL": 0, "error": 0, "timeout": 0}
     started = time.perf_counter()
     for i, name in enumerate(names):
         env_id = f"{args.source}:{name}"
         sizes = {"train_size": args.train_size, "test_size": 10}
         try:
-            verdict, failed, base = _audit(env_id, args.seeds, **sizes)
+            verdict, failed, base = _audit(env_id, args.seeds, args.task_timeout, **sizes)
             fixed = "-"
             if verdict == "FAIL":
-                fixed = _audit(env_id, args.seeds, reward="exact", **sizes)[0]
+                fixed = _audit(env_id, args.seeds, args.task_timeout, reward="exact",
+                               **sizes)[0]
             rows.append(f"| {name} | {base:.3f} | {failed or '-'} | {verdict} | {fixed} |")
             counts[verdict] += 1
+        except AuditTimeout:
+            rows.append(f"| {name} | - | timeout: over {args.task_timeout} s | timeout | - |")
+            counts["timeout"] += 1
         except Exception as e:  # a broken generator is reported, never hidden
             rows.append(f"| {name} | - | error: {type(e).__name__}: {str(e)[:80]} | error | - |")
             counts["error"] += 1
         print(f"[{i + 1}/{len(names)}] {name}: {rows[-1]}", file=sys.stderr, flush=True)
     summary = (f"{len(names)} tasks: {counts['ok']} ok, {counts['FAIL']} pay a degenerate "
-               f"policy, {counts['error']} could not run ({time.perf_counter() - started:.0f} s)")
+               f"policy, {counts['error']} could not run, {counts['timeout']} timed out ({time.perf_counter() - started:.0f} s)")
     table = "\n".join([*rows, "", summary])
     print(table)
     if args.out:

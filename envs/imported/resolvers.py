@@ -78,8 +78,43 @@ class TextArenaResolver:
         return game_ids()
 
 
+class OpenEnvResolver:
+    """``openenv:<ws:// or http:// URL>``: a session of a running OpenEnv server."""
+
+    prefix = "openenv"
+    install = "nothing (the importer speaks OpenEnv's WebSocket protocol itself)"
+
+    @staticmethod
+    def spec(id: str) -> EnvSpec:
+        """The spec (read without contacting the server: ``make`` does, and a dead server
+        aborts the episode instead of failing the spec)."""
+        from .openenv_env import make_env
+
+        url = _name(id, "openenv")
+        return EnvSpec(id=f"openenv:{url}", entry_point=functools.partial(make_env, url),
+                       family="openenv", plugin=PLUGIN,
+                       description=f"The OpenEnv server at {url} (one session per env).")
+
+    @staticmethod
+    def make(id: str, *, max_turns: int | None = None, **kwargs: Any) -> Any:
+        """The env, in a TurnLimit (an URL is no Gymnasium id, so not built like a spec)."""
+        from dataclasses import replace
+
+        from .openenv_env import make_env
+
+        spec = OpenEnvResolver.spec(id)
+        env = make_env(id.partition(":")[2].strip(), max_turns=max_turns, **kwargs)
+        env.unwrapped.agentgym_spec = replace(spec, kwargs=dict(kwargs))
+        return env
+
+    @staticmethod
+    def names() -> list[str]:
+        """None: any OpenEnv server's URL."""
+        return []
+
+
 RESOLVERS: dict[str, Any] = {"reasoning-gym": ReasoningGymResolver,
-                             "textarena": TextArenaResolver}
+                             "textarena": TextArenaResolver, "openenv": OpenEnvResolver}
 """Prefix -> resolver class, registered by :func:`register_resolvers`."""
 
 
@@ -90,4 +125,5 @@ def register_resolvers(register: Any) -> None:
                  importer=True, install=resolver.install)
 
 
-__all__ = ["RESOLVERS", "ReasoningGymResolver", "TextArenaResolver", "register_resolvers"]
+__all__ = ["RESOLVERS", "OpenEnvResolver", "ReasoningGymResolver", "TextArenaResolver",
+           "register_resolvers"]

@@ -141,7 +141,8 @@ class ReasoningGymEnv(TaskToolEnv):
             return calls
         text = action if isinstance(action, str) else str((action or {}).get("content") or "")
         tagged = _rg().utils.extract_answer(text)
-        return [ToolCall("answer", {"value": text.strip() if tagged is None else tagged})]
+        value = text.strip() if tagged is None else tagged
+        return [ToolCall("answer", {"value": value}, id=f"answer_{self.turn}")]  # no uuid4
 
     def answer(self, value: str) -> str:
         """Give the final answer; ends the episode.
