@@ -76,7 +76,8 @@ def main(argv: list[str] | None = None) -> int:
             counts["error"] += 1
         print(f"[{i + 1}/{len(names)}] {name}: {rows[-1]}", file=sys.stderr, flush=True)
     summary = (f"{len(names)} tasks: {counts['ok']} ok, {counts['FAIL']} pay a degenerate "
-               f"policy, {counts['error']} could not run, {counts['timeout']} timed out ({time.perf_counter() - started:.0f} s)")
+               f"policy, {counts['error']} could not run, {counts['timeout']} timed out "
+               f"({time.perf_counter() - started:.0f} s)")
     table = "\n".join([*rows, "", summary])
     print(table)
     if args.out:
