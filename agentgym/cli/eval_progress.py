@@ -68,9 +68,11 @@ class EvalProgress(Progress):
         self.wins = self.aborted = 0
         self.warned = False
 
-    def run_started(self, total: int, skipped: int) -> None:
-        """The run starts: ``total`` episodes, ``skipped`` of them already stored."""
-        self.update(self.job, total=total, completed=skipped)
+    def run_started(self, total: int, skipped: int, wins: int = 0) -> None:
+        """The run starts: ``total`` episodes, ``skipped`` of them already stored (a resumed
+        run), ``wins`` of those successes: the bar counts them from the start."""
+        self.wins = wins
+        self.update(self.job, total=total, completed=skipped, wins=wins)
         self.start()
 
     def episode_finished(self, traj: Any) -> None:

@@ -50,6 +50,16 @@ def _env_kwargs(pairs: list[str]) -> dict[str, Any]:
     return out
 
 
+def policy_label(spec: str, described: dict[str, Any]) -> str:
+    """``spec`` with the model it loaded when the spec does not name it (``hf`` -> ``hf:...``)."""
+    model = described.get("model")
+    if not model or str(model) in spec:
+        return spec
+    from ..models import ALIASES
+
+    return f"{spec} (model {ALIASES.get(str(model), model)})"
+
+
 def written(out: Any) -> str:
     """What ``eval --out`` wrote, naming the viewer a person opens (an absolute path)."""
     names = [n for n in ("results.json", "report.md", "report.png") if (out / n).is_file()]
@@ -140,7 +150,8 @@ def eval_cmd(
     finally:
         bar.stop()
     m = results["metrics"]
-    console.print(_table(results, f"{results['config']['env_id']} / {policy} / {split}"))
+    label = policy_label(policy, results.get("policy") or {})
+    console.print(_table(results, f"{results['config']['env_id']} / {label} / {split}"))
     if semi_online:
         from ..rollout.sop import sop_for_tasks
 

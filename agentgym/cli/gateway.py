@@ -7,6 +7,8 @@ from typing import Annotated
 import typer
 
 from .app import app, err_console, fail, run_guarded
+from .evaluate import policy_label
+from .ports import require_free_port
 
 
 @app.command()
@@ -34,13 +36,15 @@ def gateway(
 
     access = run_guarded(access_for, host, token=token, allow_public=allow_public,
                          what="the gateway")
+    require_free_port(host, port)  # before the model loads: one line if the port is busy
     loaded = run_guarded(load_policy, policy)
     limits = GatewayLimits(max_new_tokens=max_new_tokens, max_context_tokens=max_context_tokens)
     service = run_guarded(Gateway, loaded, limits=limits)
     if access.generated_token:
         err_console.print(f"bearer token: {access.guard.token}\nagents send it as "
                           "OPENAI_API_KEY", highlight=False, soft_wrap=True)
-    err_console.print(f"gateway for {policy} at http://{host}:{port}/episodes/<episode>/v1 "
+    err_console.print(f"gateway for {policy_label(policy, loaded.describe())} at "
+                      f"http://{host}:{port}/episodes/<episode>/v1 "
                       "(OPENAI_BASE_URL)", highlight=False, soft_wrap=True)
     try:
         stopped = run_uvicorn(create_app(service, access.guard), host, port,

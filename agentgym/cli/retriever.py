@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 
 from .app import app, err_console, run_guarded
+from .ports import require_free_port
 
 SERVICE = "retriever"
 """Name of the service in the ``services`` registry."""
@@ -43,6 +44,7 @@ def serve_retriever(
                           f"'Authorization: Bearer <token>'; agentgym clients read "
                           f"${TOKEN_ENV}", highlight=False, soft_wrap=True)
     serve_corpus = run_guarded(lambda: get_registry("services").load(SERVICE))
+    require_free_port(host, port)
     err_console.print(f"{retriever} retriever at http://{host}:{port}/retrieve")
     stopped = run_guarded(serve_corpus, retriever=retriever, corpus_path=corpus, host=host,
                           port=port, allow_public=allow_public, max_batch=max_batch,

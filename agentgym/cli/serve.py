@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from .app import app, err_console, fail, run_guarded
+from .ports import require_free_port
 
 
 @app.command()
@@ -22,8 +23,10 @@ def serve(
     token: Annotated[str | None, typer.Option(
         help="Bearer token every client must send (default: $AGENTGYM_SERVE_TOKEN; generated "
              "and shown for a public --host).", show_default=False)] = None,
-    split: Annotated[str | None, typer.Option(
-        help="Task split to serve (default: the env's).", show_default=False)] = None,
+    split: Annotated[str, typer.Option(
+        help="Task split to serve: test (held-out, never trained on) by default, so an "
+             "external evaluation is on held-out tasks; --split train to train through the "
+             "server (HTTP clients may also ask for a split per session).")] = "test",
     expert: Annotated[bool, typer.Option(
         help="Offer the expert's actions (GET /expert), for `--policy scripted` through "
              "remote envs.")] = True,
@@ -46,21 +49,25 @@ def serve(
         access = run_guarded(access_for, "127.0.0.1")
     else:
         access = run_guarded(access_for, host, token=token, allow_public=allow_public)
+    if not (mcp and transport == "stdio"):  # before announcing anything: one line if busy
+        require_free_port(host, port)
     idle = idle_timeout or None
-    env_kwargs = {"split": split} if split else None
+    env_kwargs = {"split": split}
     if access.generated_token:
         err_console.print(f"bearer token: {access.guard.token}\nclients send it as "
                           f"'Authorization: Bearer <token>'; agentgym clients read "
                           f"${TOKEN_ENV}", highlight=False, soft_wrap=True)
     if mcp:
         if transport == "http":
-            err_console.print(f"MCP server of {env_ids[0]} at http://{host}:{port}/mcp")
+            err_console.print(f"MCP server of {env_ids[0]} ({split} split) at "
+                              f"http://{host}:{port}/mcp", highlight=False)
         stopped = run_guarded(serve_mcp, env_ids[0], transport=transport, host=host, port=port,
                               max_sessions=max_sessions, idle_timeout_s=idle, access=access,
                               env_kwargs=env_kwargs)
     else:
-        err_console.print(f"serving {', '.join(env_ids)} at http://{host}:{port} "
-                          f"(WebSocket /ws; remote:http://{host}:{port}/<env id>)")
+        err_console.print(f"serving {', '.join(env_ids)} ({split} split) at "
+                          f"http://{host}:{port} (WebSocket /ws; "
+                          f"remote:http://{host}:{port}/<env id>)", highlight=False)
         stopped = run_guarded(serve_http, env_ids, host=host, port=port,
                               max_sessions=max_sessions, idle_timeout_s=idle, access=access,
                               env_kwargs=env_kwargs, offer_expert=expert)

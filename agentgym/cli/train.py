@@ -33,6 +33,14 @@ def _mb(size: int) -> str:
     return f"{size / 2**20:,.1f} MB"
 
 
+def prune_hint(out: Path) -> str:
+    """How to free the disk space runs take (a run folder keeps its checkpoints and logs)."""
+    runs = out.parent
+    return (f"runs take disk space: `du -sh {runs}/*` lists them; `rm -rf {out}` deletes this "
+            "one (its final/ model too); keep_checkpoints=1 keeps only the newest checkpoint "
+            "of a run (final/ and metrics stay)")
+
+
 def _report(result: Any, algorithm: str) -> None:
     baseline, final = getattr(result, "baseline", {}) or {}, getattr(result, "final", {}) or {}
     keys = [k for k in sorted(set(baseline) | set(final))
@@ -57,6 +65,7 @@ def _report(result: Any, algorithm: str) -> None:
         for name, size in space_rows(Path(out)):
             space.add_row(name, _mb(size))
         console.print(space)
+        console.print(prune_hint(Path(out)), highlight=False, markup=False)
     console.print(f"run folder: {out or '-'}  report: {getattr(result, 'report_png', None) or '-'}")
 
 

@@ -77,8 +77,9 @@ class HFPolicy(Policy):
             # intra-op threads are process-wide; on a shared CPU, 1 thread avoids spin contention
             torch.set_num_threads(num_threads)
         if isinstance(model, str):
-            from ..models import load_model_and_tokenizer
+            from ..models import check_model_name, load_model_and_tokenizer
 
+            check_model_name(model)  # a typo fails here, before torch is imported
             device = resolve_device(device)
             self.model_name = model
             model, loaded_tokenizer = load_model_and_tokenizer(model, device=device)

@@ -8,6 +8,7 @@ or as keyword arguments; a URL argument keeps its own query except the options a
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -49,8 +50,11 @@ def load_policy(spec: str | Policy, **options: Any) -> Policy:
     try:
         entry = registry.get(name)
     except NameNotFound as e:
-        known = ", ".join(registry.names()) or "none"
-        raise PolicyError(f"no policy named {name!r}; registered: {known}") from e
+        names = list(registry.names())
+        close = difflib.get_close_matches(name, names, n=2, cutoff=0.6)
+        hint = f"; did you mean {' or '.join(close)}?" if close else ""
+        raise PolicyError(f"no policy named {name!r}; registered: {', '.join(names) or 'none'}"
+                          f"{hint}") from e
     if not entry.is_available():
         raise PolicyError(f"policy backend {name!r} is registered but not available here")
     factory = entry.load()

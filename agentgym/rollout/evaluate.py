@@ -212,7 +212,7 @@ def clear_outputs(out: Path) -> None:
 
 async def arun_eval(
     config: EvalConfig, *, policy: Policy | None = None, progress: ProgressCallback | None = None,
-    on_start: Callable[[int, int], None] | None = None,
+    on_start: Callable[[int, int, int], None] | None = None,
     on_turn: Callable[[LiveEpisodes], None] | None = None,
 ) -> dict[str, Any]:
     """Run the evaluation and return the results dict (also written to ``out``).
@@ -253,7 +253,7 @@ async def arun_eval(
 
 async def _run(
     config: EvalConfig, env_id: str, the_policy: Policy, settings: dict[str, Any],
-    progress: ProgressCallback | None, on_start: Callable[[int, int], None] | None,
+    progress: ProgressCallback | None, on_start: Callable[[int, int, int], None] | None,
 ) -> dict[str, Any]:
     task_ids = await asyncio.to_thread(
         select_tasks, env_id, config.split, config.n, config.env_kwargs, config.seed)
@@ -264,8 +264,9 @@ async def _run(
         (out / RUN_FILE).write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
     done = store.done_keys() if store is not None else set()
     todo = [r for r in requests if (r.task_id, r.sample_idx) not in done]
-    if on_start is not None:
-        on_start(len(requests), len(requests) - len(todo))
+    if on_start is not None:  # a resumed run: the stored episodes and their successes count
+        wins = store.successes({(r.task_id, r.sample_idx) for r in requests}) if store else 0
+        on_start(len(requests), len(requests) - len(todo), wins)
     rollout = RolloutConfig(
         max_turns=settings["max_turns"], max_tokens=config.max_tokens,
         episode_timeout_s=config.episode_timeout_s, policy_timeout_s=config.policy_timeout_s,

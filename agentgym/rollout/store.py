@@ -131,6 +131,11 @@ class TrajectoryStore:
         """``(task_id, sample_idx)`` already stored (aborted ones are retried unless asked)."""
         return {k for k, e in self._index.items() if include_aborted or not e["aborted"]}
 
+    def successes(self, keys: set[tuple[str | None, int]]) -> int:
+        """How many of ``keys`` are stored as completed successes (read from the index)."""
+        return sum(1 for k, e in self._index.items()
+                   if k in keys and e.get("success") and not e["aborted"])
+
     def get(self, task_id: str | None, sample_idx: int) -> Trajectory:
         """The latest trajectory stored for a key."""
         entry = self._index[(task_id, sample_idx)]

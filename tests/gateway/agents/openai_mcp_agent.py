@@ -1,8 +1,9 @@
 """An agent program as users write them: the official ``openai`` client and the ``mcp`` SDK.
 
 It knows nothing of agentgym: it reads ``OPENAI_BASE_URL``/``OPENAI_API_KEY`` (the OpenAI client
-does) and ``AGENTGYM_MCP_URL``/``AGENTGYM_TASK_ID``, lists the MCP tools, calls ``reset`` for the
-task, then loops: ask the model, run the tools it calls over MCP, send the results back.
+does) and ``AGENTGYM_MCP_URL``/``AGENTGYM_TASK_ID`` (optional: without it the server draws a
+task), lists the MCP tools, calls ``reset``, then loops: ask the model, run the tools it calls
+over MCP, send the results back. docs/gateway.md prints this file (a test keeps them equal).
 
     python tests/gateway/agents/openai_mcp_agent.py [MAX_TURNS]
 """
@@ -34,7 +35,8 @@ async def main(max_turns: int) -> None:
         tools = [{"type": "function", "function": {
             "name": t.name, "description": t.description or "", "parameters": _schema(t)}}
             for t in listed if t.name != "reset"]
-        first = await mcp.call_tool("reset", {"task_id": os.environ["AGENTGYM_TASK_ID"]})
+        task = os.environ.get("AGENTGYM_TASK_ID")
+        first = await mcp.call_tool("reset", {"task_id": task} if task else {})
         episode = first.structured_content["episode_id"]
         messages: list[dict[str, Any]] = [{"role": "user", "content": first.content[0].text}]
         if mcp.instructions:
