@@ -1,5 +1,5 @@
 """The ``agentgym`` command line, one module per command (list, info, tools, play, eval, train,
-audit).
+audit, importers).
 
 To add a command, write ``agentgym/cli/<name>.py`` that decorates a function with
 ``@app.command()`` (``from .app import app``) and import it below. Errors print one clear line
@@ -13,6 +13,7 @@ from . import (  # noqa: F401  (importing registers the commands)
     catalog,
     evaluate,
     gateway,
+    importers,
     play,
     record,
     retriever,

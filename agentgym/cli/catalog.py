@@ -114,6 +114,9 @@ def list_cmd(
         console.print(_envs_table(specs, f"agentgym environments ({len(specs)})", console.width))
     else:
         console.print(_families_table(specs))
+        from .importers import importers_table
+
+        console.print(importers_table())  # reasoning-gym:, textarena:, openenv: (docs/interop.md)
 
 
 @app.command()
