@@ -53,8 +53,8 @@ FAMILIES: dict[str, list[tuple[str, dict[str, Any]]]] = {
     "webarena": [("web/webarena-lite-v0", {})],
     "gui": [("gui/desktop-v0", {})],
     "sql": [("sql/spider-lite-v0", {})],
-    "code": [("code/py-functions-v0", {"sandbox": "docker"}),
-             ("code/py-functions-v0", {"sandbox": "bubblewrap"})],
+    "code": [("code/py-functions-v1", {"sandbox": "docker"}),
+             ("code/py-functions-v1", {"sandbox": "bubblewrap"})],
     "search": [("search/qa-v0", {})],
 }
 """Env ids (with constructor arguments) of each family."""

@@ -29,22 +29,23 @@ def agentgym_register_envs(register: EnvRegistrar) -> None:
         description="Single-table SQL questions with one-value answers, for small models.",
     )
     register(
-        "code/py-functions-v0",
+        "code/py-functions-v1",
         "agentgym.envs.code.env:CodeEnv",
         family="code",
         aliases=("code", "py-functions"),
         max_turns=8,
         tasks="agentgym.envs.code.env:load_tasks",
-        description="Write a Python function; run code and tests in a sandbox; hidden tests score.",
+        description="Write a Python function; run code and tests in a sandbox; reward 1 only "
+        "when every hidden test passes.",
     )
     register(
-        "code/py-functions-binary-v0",
+        "code/py-functions-fraction-v1",
         "agentgym.envs.code.env:CodeEnv",
-        kwargs={"reward_mode": "all_pass"},
+        kwargs={"reward_mode": "fraction"},
         family="code",
         max_turns=8,
         tasks="agentgym.envs.code.env:load_tasks",
-        description="As code/py-functions-v0 with reward 1 only when every hidden test passes.",
+        description="As code/py-functions-v1 with the share of hidden tests passed as reward.",
     )
     register(
         "arith/add-v0",

@@ -4,7 +4,10 @@ score the submission.
 Tools: ``run_python`` (run a script, see its output), ``run_tests`` (the visible tests against a
 solution) and ``submit`` (the hidden tests; ends the episode). Models without tool calling may
 instead answer with a fenced ```python block defining the function, which counts as ``submit``.
-Reward: the share of hidden tests passed, or 1/0 for all-pass with ``reward_mode="all_pass"``.
+Reward: 1 when every hidden test passes, else 0 (``reward_mode="all_pass"``, the default since
+``code/py-functions-v1``: the pass@1 the field reports); ``reward_mode="fraction"``
+(``code/py-functions-fraction-v1``) pays the share of hidden tests passed, where a constant
+answer still earns the tests whose expected value it happens to equal.
 The scorer is out of the solution's reach (:mod:`.harness`): in the sandbox a runner only calls
 the function on each test's inputs and writes back the returned values as plain data; the
 tests' checks run in this process on those values, so no report, marker or object the solution
@@ -93,7 +96,7 @@ class CodeEnv(TaskToolEnv):
     instructions = INSTRUCTIONS
 
     def __init__(
-        self, split: str = "train", sandbox: str = "auto", reward_mode: str = "fraction"
+        self, split: str = "train", sandbox: str = "auto", reward_mode: str = "all_pass"
     ) -> None:
         if reward_mode not in ("fraction", "all_pass"):
             raise ValueError(f"reward_mode must be 'fraction' or 'all_pass', not {reward_mode!r}")

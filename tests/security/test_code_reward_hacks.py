@@ -5,7 +5,7 @@ learned to under RL: a forged test report, the harness's own state reached throu
 an object that equals anything, an exit before the tests run, a fork, a hang, an output flood,
 monkeypatched builtins / ``print`` / ``json``, rewritten files with the harness run again, and
 answers read back from the test files in the sandbox. Each is submitted to the real env
-(``code/py-functions-v0``) on the real sandboxes (bubblewrap; Docker's warm pool under the
+(``code/py-functions-v1``) on the real sandboxes (bubblewrap; Docker's warm pool under the
 ``docker`` marker) and the proof is the reward: 0 where the old in-process harness paid up to 1.
 The reference solution scores 1.0 in the same setting, so a broken env cannot pass these tests.
 """
@@ -203,7 +203,7 @@ def env(request: pytest.FixtureRequest) -> Iterator[agentgym.AgentEnv]:
     """The default code env on one real sandbox backend."""
     if request.param == "docker":
         request.getfixturevalue("docker_engine")
-    e = agentgym.make("code/py-functions-v0", split="train", sandbox=request.param)
+    e = agentgym.make("code/py-functions-v1", split="train", sandbox=request.param)
     yield e
     e.close()
 

@@ -34,7 +34,7 @@ def env(request: pytest.FixtureRequest) -> Iterator[agentgym.AgentEnv]:
     """The default code env on one real sandbox backend."""
     if request.param == "docker":
         request.getfixturevalue("docker_engine")
-    e = agentgym.make("code/py-functions-v0", split="train", sandbox=request.param)
+    e = agentgym.make("code/py-functions-v1", split="train", sandbox=request.param)
     yield e
     e.close()
 

@@ -31,12 +31,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_an_unknown_sandbox_name_is_refused_at_make() -> None:
     with pytest.raises(NameNotFound, match="bubblewrap"):
-        agentgym.make("code/py-functions-v0", sandbox="bwrap")
+        agentgym.make("code/py-functions-v1", sandbox="bwrap")
 
 
 def test_registered_and_auto_sandbox_names_are_accepted_at_make() -> None:
     for name in ("auto", "bubblewrap", "docker"):
-        agentgym.make("code/py-functions-v0", sandbox=name).close()
+        agentgym.make("code/py-functions-v1", sandbox=name).close()
 
 
 FAULTS: dict[str, BaseException] = {
@@ -123,7 +123,7 @@ def test_the_soak_flags_lanes_that_did_no_real_work() -> None:
     lane = soak.Lane
 
     def made(policy: str, episodes: int, aborted: int, rewarded: int, **kw: Any) -> Any:
-        out = lane("code", "code/py-functions-v0", policy, {"sandbox": "bubblewrap"})
+        out = lane("code", "code/py-functions-v1", policy, {"sandbox": "bubblewrap"})
         out.episodes, out.aborted, out.rewarded = episodes, aborted, rewarded
         for k, v in kw.items():
             setattr(out, k, v)

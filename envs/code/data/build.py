@@ -24,7 +24,8 @@ keeps every existing id; inserting elsewhere renumbers the tasks after it.
 
 Validation (run on every build) checks that each reference solution passes all of its
 tests and docstring examples in a fresh namespace and within the time budget, that a stub
-returning ``None`` fails at least one hidden test, that the env's scorer can turn every test
+returning ``None`` fails at least one hidden test, that no hidden test passes a degenerate
+answer (a constant, the identity, a same-length filler: ``envs/code/probes.py``), that the env's scorer can turn every test
 into entry-point calls and a check (``envs/code/cases.py``; builds need ``agentgym``
 importable), that the prompt's ``def`` line names the entry point, that solutions import
 only from the standard-library allow-list and call no I/O builtins, and that ids and entry
@@ -284,7 +285,21 @@ def validate_record(record: dict[str, Any]) -> list[str]:
     stub_failures, _ = _run_tests(stub, record["hidden_tests"], record["task_id"] + "-stub")
     if not stub_failures:
         errors.append("a stub returning None passes every hidden test")
+    errors += _check_not_weak(record)
     return errors
+
+
+def _check_not_weak(record: dict[str, Any]) -> list[str]:
+    """Check that no hidden test passes a degenerate answer (a constant, each call's first
+    argument, a filler as long as the reference's value): see ``envs/code/probes.py``."""
+    from agentgym.envs.code.probes import weak_tests
+
+    try:
+        weak = weak_tests(record["canonical_solution"], record["entry_point"],
+                          record["hidden_tests"])
+    except Exception as exc:  # noqa: BLE001 - reported, never a pass
+        return [f"the degenerate-answer probe failed: {type(exc).__name__}: {exc}"]
+    return [f"weak hidden test {test!r}: the {probe} answer passes it" for test, probe in weak]
 
 
 def validate(records: list[dict[str, Any]]) -> list[str]:

@@ -777,7 +777,8 @@ TASKS = [
         "visible": ["gray_code(1) == [0, 1]", "gray_code(0) == [0]"],
         "hidden": [
             "gray_code(3) == [0, 1, 3, 2, 6, 7, 5, 4]",
-            "len(gray_code(10)) == 1024",
+            "len(gray_code(10)) == 1024 and sorted(gray_code(10)) == list(range(1024))",
+            "len(gray_code(6)) == 64 and gray_code(6)[0] == 0 and "
             "all(bin(a ^ b).count('1') == 1 for a, b in zip(gray_code(6), gray_code(6)[1:]))",
             "sorted(gray_code(5)) == list(range(32))",
             "gray_code(4)[-1] == 8",
@@ -873,7 +874,8 @@ TASKS = [
             "reverse_bits32(43261596) == 964176192",
             "reverse_bits32(2147483648) == 1",
             "reverse_bits32(11) == (1 << 31) | (1 << 30) | (1 << 28)",
-            "reverse_bits32(reverse_bits32(123456789)) == 123456789",
+            "reverse_bits32(123456789) == 2830359264 "
+            "and reverse_bits32(reverse_bits32(123456789)) == 123456789",
             "reverse_bits32(0xF0000000) == 0xF",
         ],
     },
@@ -982,8 +984,11 @@ TASKS = [
         "hidden": [
             "unique_perms('') == ['']",
             "unique_perms('abc') == ['abc', 'acb', 'bac', 'bca', 'cab', 'cba']",
-            "len(unique_perms('aabbcc')) == 90",
-            "len(unique_perms('abcdef')) == 720",
+            "len(set(unique_perms('aabbcc'))) == len(unique_perms('aabbcc')) == 90 "
+            "and all(sorted(p) == sorted('aabbcc') for p in unique_perms('aabbcc'))",
+            "len(set(unique_perms('abcdef'))) == len(unique_perms('abcdef')) == 720 "
+            "and unique_perms('abcdef') == sorted(unique_perms('abcdef'))"
+            " and all(sorted(p) == list('abcdef') for p in unique_perms('abcdef'))",
             "unique_perms('x') == ['x']",
             "unique_perms('bba')[0] == 'abb'",
             "unique_perms('aaaaaaaaab')[-1] == 'baaaaaaaaa'",

@@ -664,7 +664,8 @@ TASKS = [
             "pascal_row(6) == [1, 6, 15, 20, 15, 6, 1]",
             "pascal_row(10)[5] == 252",
             "sum(pascal_row(20)) == 2 ** 20",
-            "len(pascal_row(30)) == 31",
+            "len(pascal_row(30)) == 31 and pascal_row(30)[15] == 155117520 "
+            "and sum(pascal_row(30)) == 2 ** 30",
         ],
     },
     {
@@ -759,7 +760,8 @@ TASKS = [
         "hidden": [
             "primes_upto(0) == []",
             "primes_upto(30) == [2, 3, 5, 7, 11, 13, 17, 19, 23, 29]",
-            "len(primes_upto(1000)) == 168",
+            "len(primes_upto(1000)) == 168 and primes_upto(1000)[-1] == 997 "
+            "and sum(primes_upto(1000)) == 76127",
             "primes_upto(100)[-1] == 97",
             "primes_upto(3) == [2, 3]",
             "primes_upto(-5) == []",

@@ -32,17 +32,18 @@ def test_expert_scores_one_on_every_task():
     assert {v for v in scores.values()} == {(1.0, True, True)}
 
 
-def test_partial_credit_and_binary_variant(env):
-    task = env.unwrapped.task_set[0]
+def test_binary_default_and_fraction_variant(env):
+    task = next(t for t in env.unwrapped.task_set if t.task_id == "code-0091")
     env.reset(options={"task_id": task.task_id})
     name = task.data["entry_point"]
-    _, reward, terminated, _, info = env.step(call("submit", f"def {name}(*a, **k):\n    return 0"))
-    assert terminated and 0.0 <= reward < 1.0 and info["tests_total"] >= 5
-    binary = agentgym.make("code/py-functions-binary-v0", split="test", sandbox="bubblewrap")
-    binary.reset(options={"task_id": task.task_id})
-    _, r, *_ = binary.step(call("submit", f"def {name}(*a, **k):\n    return 0"))
-    assert r == 0.0
-    binary.close()
+    wrong = call("submit", f"def {name}(*a, **k):\n    return False")
+    _, reward, terminated, _, info = env.step(wrong)
+    assert terminated and reward == 0.0 and 0 < info["tests_passed"] < info["tests_total"]
+    fraction = agentgym.make("code/py-functions-fraction-v1", split="test", sandbox="bubblewrap")
+    fraction.reset(options={"task_id": task.task_id})
+    _, r, *_ = fraction.step(wrong)
+    assert r == pytest.approx(info["tests_passed"] / info["tests_total"]) and r > 0
+    fraction.close()
 
 
 def test_fenced_block_counts_as_submit(env):
