@@ -1,4 +1,5 @@
-"""Degenerate answers: what a solution returns without solving its task. No hidden test may pass one.
+"""Degenerate answers: what a solution returns without solving its task; no hidden test may pass
+one.
 
 A hidden test is weak when a value other than the reference's passes it: a length check
 (``len(f(x)) == 3`` takes any three items), an ``all()`` over a result that may be empty, an

@@ -25,11 +25,11 @@ keeps every existing id; inserting elsewhere renumbers the tasks after it.
 Validation (run on every build) checks that each reference solution passes all of its
 tests and docstring examples in a fresh namespace and within the time budget, that a stub
 returning ``None`` fails at least one hidden test, that no hidden test passes a degenerate
-answer (a constant, the identity, a same-length filler: ``envs/code/probes.py``), that the env's scorer can turn every test
-into entry-point calls and a check (``envs/code/cases.py``; builds need ``agentgym``
-importable), that the prompt's ``def`` line names the entry point, that solutions import
-only from the standard-library allow-list and call no I/O builtins, and that ids and entry
-points are unique.
+answer (a constant, the identity, a same-length filler: ``envs/code/probes.py``), that the
+env's scorer can turn every test into entry-point calls and a check (``envs/code/cases.py``;
+builds need ``agentgym`` importable), that the prompt's ``def`` line names the entry point,
+that solutions import only from the standard-library allow-list and call no I/O builtins, and
+that ids and entry points are unique.
 
 Usage::
 
