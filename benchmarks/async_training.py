@@ -1,6 +1,7 @@
 """Asynchronous vs synchronous GRPO under a long-tail policy latency (issue 17).
 
     python benchmarks/async_training.py [steps=12] [median=0.1] [sigma=1.5] [eta=2] [spare=2]
+                                        [device=cpu]
 
 The same task, model, seed and budget are trained three ways: synchronously, asynchronously with
 ``staleness_eta`` = eta, and asynchronously with APRIL's partial rollouts (``spare`` extra groups
@@ -132,7 +133,8 @@ def main(argv: list[str]) -> None:
                       plugin="bench")
     tasks_per_step, group_size = 4, 4
     envs = (eta + 1) * (tasks_per_step + spare) * group_size
-    base = [f"env={ENV}", "model=agentgym.trainers.tiny:tiny_llama", "device=cpu",
+    device = opts.get("device", "cpu")  # device=cuda on a GPU machine
+    base = [f"env={ENV}", "model=agentgym.trainers.tiny:tiny_llama", f"device={device}",
             f"steps={steps}", f"tasks_per_step={tasks_per_step}", f"group_size={group_size}",
             "max_new_tokens=6", "lr=0.01", "micro_batch_size=16", f"eval_every={steps}",
             "eval_at_start=false", "eval_samples=1", "save_every=0", "tensorboard=false",

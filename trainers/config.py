@@ -250,6 +250,11 @@ class TrainConfig:
     """Gradient clipping norm; 0 = no clipping."""
     micro_batch_size: int = 16
     """Trajectories per forward/backward pass; gradients accumulate over the whole batch."""
+    logprobs: str = "auto"
+    """How the update gets token log-probs: ``chunked`` (from the final hidden states and the LM
+    head, a chunk of tokens at a time, never the whole ``(B, T, V)`` logits; see
+    trainers/head_logprobs.py), ``full`` (the model's logits) or ``auto`` (chunked where the
+    model's head is a plain linear layer, else full)."""
     share_prompt: str = "auto"
     """Run each group's common prompt once per micro-batch in the update (exact): ``true``,
     ``false`` or ``auto`` (on for CPU, where it is 1.8x faster; off on GPUs, where the extra

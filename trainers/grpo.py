@@ -304,7 +304,7 @@ class GRPOTrainer:
         masking = cfg.behav_weight_mode == "mask"  # issue 17: decoupled PPO's proximal policy
         if cfg.ppo_epochs > 1 or cfg.decoupled_ppo or masking:
             batch.old_logp = precompute_logprobs(self.model, batch, cfg.micro_batch_size,
-                                                 cfg.temperature, self.autocast)
+                                                 cfg.temperature, self.autocast, cfg.logprobs)
         if masking and batch.old_logp is not None:  # drop tokens whose pi_prox/pi_behav > cap
             batch = mask_batch(batch, behaviour_keep(batch.old_logp, batch.behav_logp,
                                                      cfg.tis_cap))
@@ -333,10 +333,10 @@ class GRPOTrainer:
         cfg = self.cfg
         if self.ref_model is not None:
             return precompute_logprobs(self.ref_model, batch, cfg.micro_batch_size,
-                                       cfg.temperature, self.autocast)
+                                       cfg.temperature, self.autocast, cfg.logprobs)
         with unwrap(self.model).disable_adapter():  # LoRA: the base model is the reference
             return precompute_logprobs(self.model, batch, cfg.micro_batch_size,
-                                       cfg.temperature, self.autocast)
+                                       cfg.temperature, self.autocast, cfg.logprobs)
 
     def evaluate(self) -> dict[str, float]:
         """Held-out success (greedy and sampled) with the current weights."""

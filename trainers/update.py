@@ -22,6 +22,8 @@ from agentgym.policies import cache_argument, output_cache
 from .batch import TrainBatch
 from .config import TrainConfig
 from .distributed import no_sync
+from .fused_logprobs import fused_available, fused_head_logprobs
+from .head_logprobs import final_hidden, head_logprobs, head_parts
 from .logprobs import chunked_entropy, selective_logprobs
 from .losses import PolicyLossFn, k3_kl, tis_weights
 
@@ -44,26 +46,39 @@ def _autocast(device: torch.device, dtype: torch.dtype | None) -> AbstractContex
     return torch.autocast(device_type=device.type, dtype=dtype)
 
 
+LOGPROB_PATHS = ("auto", "chunked", "fused", "full")
+"""``chunked``: from the hidden states and the LM head, never holding the ``(B, T, V)`` logits
+(:mod:`agentgym.trainers.head_logprobs`); ``fused``: the same through the Cut Cross-Entropy
+kernel (CUDA only, :mod:`agentgym.trainers.fused_logprobs`); ``full``: the model's logits;
+``auto``: fused on a CUDA GPU that has the kernel, else chunked, where the model allows it,
+else full."""
+
+
+def _inputs(mb: TrainBatch) -> dict[str, Any]:
+    """The model inputs of a micro-batch."""
+    return {"input_ids": mb.input_ids, "attention_mask": mb.attention_mask, **mb.vision}
+
+
 def _logits(model: Any, mb: TrainBatch, keep: int) -> Tensor:
     """Logits of the last ``keep`` positions, ``(B, keep, V)``; whole rows if unsupported."""
-    inputs = {"input_ids": mb.input_ids, "attention_mask": mb.attention_mask, **mb.vision}
     try:
-        out = model(**inputs, logits_to_keep=keep)
+        out = model(**_inputs(mb), logits_to_keep=keep)
     except TypeError as e:  # a model without transformers' ``logits_to_keep``
         if "logits_to_keep" not in str(e):
             raise
-        out = model(**inputs)
+        out = model(**_inputs(mb))
     return out.logits[:, -keep:]
 
 
-def _shared_prompt_logits(model: Any, mb: TrainBatch) -> Tensor | None:
-    """Logits of positions ``P-1 .. L-2`` with each distinct prompt run once; ``(B, L-P, V)``.
+def _shared_prompt_forward(model: Any, mb: TrainBatch, keep: int | None) -> tuple[Any, Any] | None:
+    """Each distinct prompt run once: the outputs of the prompt pass and of the responses' pass.
 
     The ``k`` distinct prompts of the micro-batch (``P`` tokens each) go through the model once
     as a ``(k, P)`` batch with a KV cache; the cache rows are gathered for the ``B`` rows
     (``mb.prefix_index``) and the responses run on top. Gradients flow through the cache into
-    the prompts' computation, so this equals the full forward. Returns None when the model's
-    cache cannot be indexed (the caller then runs full rows).
+    the prompts' computation, so this equals the full forward. ``keep`` limits the responses'
+    logits (1 when the hidden states are read instead). Returns None when the model's cache
+    cannot be indexed (the caller then runs full rows).
     """
     p, (b, length) = mb.prefix_len, mb.input_ids.shape
     index = torch.tensor(mb.prefix_index, dtype=torch.long).to(mb.input_ids.device)  # (B,)
@@ -75,10 +90,48 @@ def _shared_prompt_logits(model: Any, mb: TrainBatch) -> Tensor | None:
         return None
     cache.batch_select_indices(index)  # (k, ...) -> (B, ...)
     positions = torch.arange(p, length, device=mb.input_ids.device).expand(b, -1)  # (B, L-P)
+    extra = {} if keep is None else {"logits_to_keep": keep}
     tail = model(input_ids=mb.input_ids[:, p:], attention_mask=mb.attention_mask,
-                 position_ids=positions, use_cache=True, **{cache_argument(base): cache})
-    first = head.logits[index, -1:]  # (B, 1, V): predicts token P
+                 position_ids=positions, use_cache=True, **{cache_argument(base): cache}, **extra)
+    return head, tail
+
+
+def _prompt_index(mb: TrainBatch) -> Tensor:
+    """Row -> distinct prompt index of a shared-prompt micro-batch, on its device ``(B,)``."""
+    return torch.tensor(mb.prefix_index, dtype=torch.long).to(mb.input_ids.device)
+
+
+def _shared_prompt_logits(model: Any, mb: TrainBatch) -> Tensor | None:
+    """Logits of positions ``P-1 .. L-2`` with each distinct prompt run once; ``(B, L-P, V)``."""
+    outs = _shared_prompt_forward(model, mb, keep=None)
+    if outs is None:
+        return None
+    head, tail = outs
+    first = head.logits[_prompt_index(mb), -1:]  # (B, 1, V): predicts token P
     return torch.cat([first, tail.logits[:, :-1]], dim=1)  # (B, L-P, V)
+
+
+def _hidden_states(model: Any, mb: TrainBatch, autocast: torch.dtype | None
+                   ) -> tuple[Tensor, int] | None:
+    """Final hidden states predicting tokens ``start+1 .. L-1`` ``(B, L-1-start, H)``, and
+    ``start``; None when the model's head cannot be split off (the caller takes the logits)."""
+    parts = head_parts(model)
+    if parts is None:
+        return None
+    tolerance = 2e-2 if autocast in (torch.bfloat16, torch.float16) else 1e-4
+    if mb.prefix_len > 0:
+        got = final_hidden(model, parts, lambda: _shared_prompt_forward(model, mb, keep=1),
+                           tolerance)
+        if got is not None:  # hidden: prompts (k, P, H), then responses (B, L-P, H)
+            first = got[0][_prompt_index(mb), -1:]  # (B, 1, H): predicts token P
+            return torch.cat([first, got[1][:, :-1]], dim=1), mb.prefix_len - 1
+        if head_parts(model) is None:
+            return None
+    start = mb.trained_from if mb.trained_from >= 0 else first_trained_position(mb.mask)
+    got = final_hidden(model, parts, lambda: model(**_inputs(mb), logits_to_keep=1), tolerance)
+    if got is None:
+        return None
+    return got[0][:, start:-1], start  # (B, L-1-start, H)
 
 
 def forward_logprobs(
@@ -87,6 +140,7 @@ def forward_logprobs(
     temperature: float,
     with_entropy: bool = False,
     autocast: torch.dtype | None = None,
+    path: str = "auto",
 ) -> tuple[Tensor, Tensor | None]:
     """Log-probs ``(B, L-1)`` of each target token, and optionally the entropy ``(B, L-1)``.
 
@@ -95,38 +149,68 @@ def forward_logprobs(
     read 0. A micro-batch whose rows share a prompt (``mb.prefix_len``) runs it once. The
     forward runs under ``autocast`` (bf16 on GPUs); log-probs and entropy are computed in fp32
     from the logits divided by the sampling temperature, matching the behaviour log-probs the
-    rollout policy records (``log_softmax(logits / T)``).
+    rollout policy records (``log_softmax(logits / T)``). ``path`` (:data:`LOGPROB_PATHS`)
+    picks whether the logits are ever materialised: ``auto``/``chunked`` compute them chunk by
+    chunk from the final hidden states (:func:`~agentgym.trainers.head_logprobs.head_logprobs`)
+    where the model's head allows it.
     """
+    if path not in LOGPROB_PATHS:
+        raise ValueError(f"logprob path must be one of {LOGPROB_PATHS}, not {path!r}")
     device = model_device(model)
+    if path == "fused" and not fused_available(device):
+        raise ValueError("logprobs: fused needs a CUDA GPU with cut-cross-entropy installed")
     mb = mb.to(device, non_blocking=True)
+    temp = temperature if temperature > 0 else 1.0
     logits: Tensor | None = None
     with _autocast(device, autocast):
-        if mb.prefix_len > 0:
-            logits = _shared_prompt_logits(model, mb)
-        if logits is not None:
-            start = mb.prefix_len - 1  # (B, L-1-start, V): predicts tokens start+1 .. L-1
+        hidden = None if path == "full" else _hidden_states(model, mb, autocast)
+        if hidden is None:
+            if path == "chunked" and head_parts(model) is None:
+                raise ValueError(f"{type(model).__name__}: its LM head cannot be split off; "
+                                 "use logprobs: full (or auto)")
+            if mb.prefix_len > 0:
+                logits = _shared_prompt_logits(model, mb)
+            if logits is not None:
+                start = mb.prefix_len - 1  # (B, L-1-start, V): predicts tokens start+1 .. L-1
+            else:
+                start = (mb.trained_from if mb.trained_from >= 0
+                         else first_trained_position(mb.mask))
+                logits = _logits(model, mb, mb.input_ids.shape[1] - start)[:, :-1]
         else:
-            start = mb.trained_from if mb.trained_from >= 0 else first_trained_position(mb.mask)
-            logits = _logits(model, mb, mb.input_ids.shape[1] - start)[:, :-1]  # (B, L-1-start, V)
-    temp = temperature if temperature > 0 else 1.0
-    logp = selective_logprobs(logits, mb.input_ids[:, start + 1:], temp)  # (B, L-1-start)
+            states, start = hidden  # (B, L-1-start, H)
+    targets = mb.input_ids[:, start + 1:]  # (B, L-1-start)
+    if logits is None:
+        weight = head_parts(model).weight  # type: ignore[union-attr]
+        compute = autocast or states.dtype
+        if path == "fused" or (path == "auto" and fused_available(device)):
+            logp = fused_head_logprobs(states, weight, targets, temp, compute)
+            entropy = None
+            if with_entropy:
+                with torch.no_grad():
+                    entropy = head_logprobs(states.detach(), weight.detach(), targets, temp,
+                                            compute, with_entropy=True)[1]
+        else:
+            logp, entropy = head_logprobs(states, weight, targets, temp, compute, with_entropy)
+    else:
+        logp = selective_logprobs(logits, targets, temp)
+        entropy = chunked_entropy(logits.detach(), temp) if with_entropy else None
     logp = torch.nn.functional.pad(logp, (start, 0))  # (B, L-1)
-    entropy = None
-    if with_entropy:
-        entropy = torch.nn.functional.pad(chunked_entropy(logits.detach(), temp), (start, 0))
+    if entropy is not None:
+        entropy = torch.nn.functional.pad(entropy, (start, 0))
     return logp, entropy
 
 
 @torch.no_grad()
 def precompute_logprobs(
     model: Any, batch: TrainBatch, micro: int, temperature: float,
-    autocast: torch.dtype | None = None,
+    autocast: torch.dtype | None = None, path: str = "auto",
 ) -> Tensor:
     """Log-probs of the whole batch under ``model`` without gradients; ``(B, L-1)`` on the host."""
     width = batch.mask.shape[1]
     parts = []
     for mb in batch.micro_batches(micro):
-        logp, _ = forward_logprobs(model, mb, temperature, autocast=autocast)  # (b, l-1)
+        logp, _ = forward_logprobs(model, mb, temperature, autocast=autocast,
+                                   path=path)  # (b, l-1)
         parts.append(torch.nn.functional.pad(logp, (0, width - logp.shape[1])).cpu())
     return torch.cat(parts) if parts else torch.zeros_like(batch.mask)
 
@@ -174,7 +258,8 @@ def policy_update(
             first = epoch == 0
             with no_sync(model, skip=i < len(mbs) - 1):
                 logp, entropy = forward_logprobs(model, mb, cfg.temperature,
-                                                 with_entropy=first, autocast=autocast)
+                                                 with_entropy=first, autocast=autocast,
+                                                 path=cfg.logprobs)
                 old = mb.old_logp if mb.old_logp is not None else logp.detach()  # (b, t)
                 per_tok, clipped = loss_fn(
                     logp, old, mb.advantages, mb.mask, cfg.clip_eps_low, cfg.clip_eps_high
@@ -254,5 +339,5 @@ def make_scheduler(optimizer: torch.optim.Optimizer, cfg: TrainConfig) -> Any:
     return torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
 
 
-__all__ = ["first_trained_position", "forward_logprobs", "make_optimizer", "make_scheduler",
-           "model_device", "policy_update", "precompute_logprobs"]
+__all__ = ["LOGPROB_PATHS", "first_trained_position", "forward_logprobs", "make_optimizer",
+           "make_scheduler", "model_device", "policy_update", "precompute_logprobs"]
