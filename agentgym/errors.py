@@ -21,6 +21,7 @@ Every error derives from :class:`AgentGymError`, so ``except AgentGymError`` cat
     │   └── InvalidAction
     ├── PolicyError
     ├── ConfigError
+    │   └── UnsafeFolder        a state folder another user made, a symlink, or others may write
     ├── PoolTimeout                 (also a TimeoutError)
     ├── InfrastructureError         the infrastructure failed, not the model
     └── SandboxError
@@ -155,6 +156,11 @@ class PolicyError(AgentGymError):
 
 class ConfigError(AgentGymError):
     """A configuration file or override is invalid."""
+
+
+class UnsafeFolder(ConfigError):
+    """A state folder exists but is not this user's alone (another owner, a symlink, writable by
+    others); nothing in it is used."""
 
 
 class SandboxError(AgentGymError):

@@ -43,6 +43,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agentgym.private_dirs import private_dir
+
 from ._masks import mask_args
 
 BASE_UID = 2_100_000_000
@@ -78,8 +80,7 @@ def missing_tools(*, jailed: bool) -> list[str]:
 
 def allocate_uid(state_dir: Path) -> tuple[int, int]:
     """Take a free desktop uid; return ``(uid, fd)`` where ``fd`` holds its lock (close frees)."""
-    folder = state_dir / "uids"
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = private_dir(private_dir(state_dir) / "uids")
     start = os.getpid() % UID_SLOTS
     for i in range(UID_SLOTS):
         slot = (start + i) % UID_SLOTS

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from agentgym.errors import InfrastructureError
+from agentgym.private_dirs import private_dir, user_tmp_dir
 from agentgym.sandbox import (
     RunResult,
     RunStatus,
@@ -79,7 +80,7 @@ class DesktopBroken(SandboxError):
     the desktop, that is by the model, ended it. Scored as the model's failure."""
 
 
-STATE_DIR = Path(tempfile.gettempdir()) / "agentgym-desktops"
+STATE_DIR = user_tmp_dir("agentgym-desktops")
 """One ``<label>.json`` per live desktop: owner pid and label, read by the reaper."""
 
 
@@ -152,7 +153,7 @@ class DesktopSandbox(Sandbox):
                                          "x11-xserver-utils, bubblewrap, util-linux); "
                                          "isolate_apps=False runs without the jail, for "
                                          "debugging only")
-            STATE_DIR.mkdir(exist_ok=True)
+            private_dir(STATE_DIR)  # this user's alone: its files name pids to kill and uids
             reaper.reap_orphans(STATE_DIR)
             uid = None
             if jail_is_root() and self.config.isolate_apps:

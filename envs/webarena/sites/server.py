@@ -34,6 +34,8 @@ from typing import Any
 
 import httpx
 
+from agentgym.private_dirs import private_dir
+
 from .state import SITES, SessionStore, ensure_templates
 
 logger = logging.getLogger(__name__)
@@ -208,8 +210,7 @@ def ensure_sites(folder: Path | None = None, timeout_s: float = 60.0) -> SiteSer
     code could differ): that is an error naming how to stop it. At exit the process says that
     the server keeps running, for how long, and how to stop it.
     """
-    folder = folder or runtime_dir()
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = private_dir(folder or runtime_dir(), parents=True)
     reused = _reuse(folder, _read_state(folder))
     if reused is not None:
         return reused
@@ -342,7 +343,7 @@ def main(argv: list[str] | None = None) -> None:
         return
     ports = {k: int(v) for k, v in (p.split("=", 1) for p in args.port)}
     logging.basicConfig(level=logging.WARNING)
-    args.runtime.mkdir(parents=True, exist_ok=True)
+    private_dir(args.runtime, parents=True)
     asyncio.run(serve(args.runtime, ports, args.idle_exit_s))
 
 
