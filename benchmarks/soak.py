@@ -352,12 +352,12 @@ def report(args: argparse.Namespace, lanes: list[Lane], samples: list[dict[str, 
            warm_t: float) -> dict[str, Any]:
     """Print the lanes, the figures and their growth; return them."""
     table = Table(title="lanes")
-    for col in ("family", "lane", "episodes", "aborted", "reasons"):
+    for col in ("family", "lane", "episodes", "rewarded", "aborted", "reasons"):
         table.add_column(col)
     for lane in lanes:
         reasons = "; ".join(f"{n}x {r}" for r, n in list(lane.reasons.items())[:2])
-        table.add_row(lane.family, lane.name, str(lane.episodes), str(lane.aborted),
-                      lane.dropped or reasons)
+        table.add_row(lane.family, lane.name, str(lane.episodes), str(lane.rewarded),
+                      str(lane.aborted), lane.dropped or reasons)
     console.print(table)
     running = [s for s in samples[:-1] if s["t"] <= args.deadline]  # every lane at work
     warm = [s for s in running if s["t"] >= warm_t] or running[-1:]
