@@ -141,10 +141,12 @@ def describe_model(name: str) -> str:
 def resolve_model_path(name: str = SMOLLM2_NAME) -> Path:
     """A local folder for ``name``: an alias of the bundled SmolLM2 (built on first use) or a path.
 
-    A hub id is returned as is, for transformers to resolve (online or from the hub cache);
-    a name that can be none of these fails at once (:func:`check_model_name`).
+    A hub id or a path is returned as is (transformers resolves a hub id online or from the
+    hub cache); a name that can be no alias, path or hub id fails at once
+    (:func:`check_model_name`).
     """
-    check_model_name(name)
+    if not _local_only(name):
+        check_model_name(name)
     if name in ALIASES:
         path = model_cache_path(ALIASES[name])
         with _build_lock:

@@ -9,35 +9,43 @@ from __future__ import annotations
 import sys
 from typing import Annotated, Any, NoReturn
 
-import click
 import typer
 from rich.console import Console
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
 
 from ..errors import AgentGymError
+from .help_format import ADVANCED, GroupedHelpCommand, HelpContext, first_paragraph
 
 
 def plain_help(text: str | None) -> str | None:
-    """A docstring as ``--help`` shows it: reST double backticks dropped (``--out`` -> --out)."""
-    return None if text is None else text.replace("``", "")
+    """A docstring as ``--help`` shows it: reST double backticks dropped (``--out`` -> --out),
+    a ``\\[`` escape shown as ``[``."""
+    return None if text is None else text.replace("``", "").replace("\\[", "[")
 
 
 class _PlainHelpGroup(TyperGroup):
-    """The command group; docstrings keep their reST markup, ``--help`` shows it plain."""
+    """The command group; docstrings keep their reST markup, ``--help`` shows it plain, laid
+    out by :mod:`agentgym.cli.help_format`."""
+
+    context_class = HelpContext
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.help = plain_help(self.help)
         for command in self.commands.values():
+            if type(command) is TyperCommand:  # adds only the grouped help: no state to move
+                command.__class__ = GroupedHelpCommand
             command.help = plain_help(command.help)
-            command.short_help = plain_help(command.short_help)
-            for param in command.params:
-                if isinstance(param, click.Option | click.Argument) and hasattr(param, "help"):
-                    param.help = plain_help(param.help)
+            command.short_help = plain_help(command.short_help) or first_paragraph(command.help)
+            for param in command.params:  # typer's own click: its classes, not click's
+                text = getattr(param, "help", None)
+                if isinstance(text, str):
+                    setattr(param, "help", plain_help(text))  # noqa: B010 (not every Parameter)
 
 
 app = typer.Typer(help="agentgym: envs and tools for training and evaluating LLM agents.",
-                  no_args_is_help=True, add_completion=False, cls=_PlainHelpGroup)
+                  no_args_is_help=True, add_completion=False, cls=_PlainHelpGroup,
+                  rich_markup_mode=None)
 console = Console()
 """Results go to stdout."""
 err_console = Console(stderr=True)
@@ -94,4 +102,4 @@ def run_guarded(fn: Any, *args: Any, **kwargs: Any) -> Any:
         fail(str(e))
 
 
-__all__ = ["app", "console", "err_console", "fail", "interrupted", "run_guarded"]
+__all__ = ["ADVANCED", "app", "console", "err_console", "fail", "interrupted", "run_guarded"]

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from .app import app, console, err_console, fail, interrupted, run_guarded
+from .app import ADVANCED, app, console, err_console, fail, interrupted, run_guarded
 
 
 def _table(results: dict[str, Any], title: str) -> Table:
@@ -72,7 +72,8 @@ def written(out: Any) -> str:
 
 @app.command("eval")
 def eval_cmd(
-    env_id: str,
+    env_id: Annotated[str, typer.Argument(
+        metavar="ENV", help="Env id or alias (agentgym list).", show_default=False)],
     policy: Annotated[str, typer.Option(help="scripted, random, hf:smollm2-135m, "
                                              "openai:http://host:8000/v1?model=M")] = "scripted",
     split: Annotated[str, typer.Option(help="Task split (held-out test by default).")] = "test",
@@ -84,34 +85,46 @@ def eval_cmd(
         help="Output folder: trajectories, results.json, report.md/.png, viewer/index.html.")
     ] = None,
     resume: Annotated[bool, typer.Option(
-        help="Continue the run in --out (same settings), skipping stored episodes.")] = False,
+        "--resume", help="Continue the run in --out (same settings), skipping stored episodes.")
+    ] = False,
     overwrite: Annotated[bool, typer.Option(
-        help="Replace an earlier evaluation in --out.")] = False,
-    allow_aborted: Annotated[bool, typer.Option(
-        help="Exit 0 even when some episodes aborted (infrastructure failures).")] = False,
-    backend: Annotated[str, typer.Option(help="asyncio or ray.")] = "asyncio",
-    num_envs: Annotated[int, typer.Option(min=1, help="Env instances = concurrent episodes.")] = 8,
-    max_turns: Annotated[int | None, typer.Option(
-        min=1, help="Turn limit, raising or lowering the env's (default: the env's).")] = None,
-    max_new_tokens: Annotated[int, typer.Option(min=1, help="New tokens per turn.")] = 256,
-    temperature: Annotated[float | None, typer.Option(help="Default 0 if k=1 else 1.")] = None,
+        "--overwrite", help="Replace an earlier evaluation in --out.")] = False,
     seed: Annotated[int, typer.Option(help="Base seed of the task sample and sampling.")] = 0,
+    allow_aborted: Annotated[bool, typer.Option(
+        "--allow-aborted", help="Exit 0 even when some episodes aborted (infrastructure "
+        "failures).", rich_help_panel=ADVANCED)] = False,
+    backend: Annotated[str, typer.Option(
+        help="asyncio or ray.", rich_help_panel=ADVANCED)] = "asyncio",
+    num_envs: Annotated[int, typer.Option(
+        min=1, help="Env instances = concurrent episodes.", rich_help_panel=ADVANCED)] = 8,
+    max_turns: Annotated[int | None, typer.Option(
+        min=1, help="Turn limit, raising or lowering the env's (default: the env's).",
+        rich_help_panel=ADVANCED)] = None,
+    max_new_tokens: Annotated[int, typer.Option(
+        min=1, help="New tokens per turn.", rich_help_panel=ADVANCED)] = 256,
+    temperature: Annotated[float | None, typer.Option(
+        help="Default 0 if k=1 else 1.", rich_help_panel=ADVANCED)] = None,
     semi_online: Annotated[bool, typer.Option(
-        help="Also report SOP, TSR and PG on the same tasks' expert trajectories.")] = False,
+        "--semi-online", help="Also report SOP, TSR and PG on the same tasks' expert "
+        "trajectories.", rich_help_panel=ADVANCED)] = False,
     experts: Annotated[str | None, typer.Option(
-        help="Expert trajectories for --semi-online (default: record the scripted expert).")
-    ] = None,
+        help="Expert trajectories for --semi-online (default: record the scripted expert).",
+        rich_help_panel=ADVANCED)] = None,
     policy_timeout: Annotated[float, typer.Option(
-        min=1, help="Seconds one policy turn may take; past it the episode aborts.")] = 300.0,
+        min=1, help="Seconds one policy turn may take; past it the episode aborts.",
+        rich_help_panel=ADVANCED)] = 300.0,
     env_arg: Annotated[list[str] | None, typer.Option(
         "--env-arg", help="key=value for the env's constructor (the value read as YAML: "
-                          "numbers, true/false, lists); repeat for several.")] = None,
+                          "numbers, true/false, lists); repeat for several.",
+        rich_help_panel=ADVANCED)] = None,
     summary_budget: Annotated[int, typer.Option(
         min=0, help="Summarised context (SUPO): past this many context tokens the model writes "
-                    "a summary that replaces the history (task + summary); 0 = off.")] = 0,
+                    "a summary that replaces the history (task + summary); 0 = off.",
+        rich_help_panel=ADVANCED)] = 0,
     sites: Annotated[str | None, typer.Option(
         help="WebArena sites file (YAML/JSON: site -> URL): run the official tasks on those "
-             "servers (same as --env-arg sites=FILE; the WA_* variables also work).")] = None,
+             "servers (same as --env-arg sites=FILE; the WA_* variables also work).",
+        rich_help_panel=ADVANCED)] = None,
 ) -> None:
     """Evaluate a policy on an env's split: success (95% CI), reward, pass@k, turns, tokens.
 

@@ -26,7 +26,8 @@ def serve_retriever(
     host: Annotated[str, typer.Option(help="Address to bind (loopback by default).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
     allow_public: Annotated[bool, typer.Option(
-        help="Allow a non-loopback --host (clients then need the bearer token).")] = False,
+        "--allow-public", help="Allow a non-loopback --host (clients then need the bearer "
+        "token).")] = False,
     token: Annotated[str | None, typer.Option(
         help="Bearer token every client must send (default: $AGENTGYM_SERVE_TOKEN; generated "
              "and shown for a public --host).", show_default=False)] = None,

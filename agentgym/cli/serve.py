@@ -6,33 +6,37 @@ from typing import Annotated
 
 import typer
 
-from .app import app, err_console, fail, run_guarded
+from .app import ADVANCED, app, err_console, fail, run_guarded
 from .ports import require_free_port
 
 
 @app.command()
 def serve(
-    env_ids: Annotated[list[str], typer.Argument(help="Env ids or aliases (MCP: the first).")],
+    env_ids: Annotated[list[str], typer.Argument(
+        metavar="ENV...", help="Env ids or aliases (MCP: the first).", show_default=False)],
     mcp: Annotated[bool, typer.Option("--mcp", help="Serve the Model Context Protocol.")] = False,
     http: Annotated[bool, typer.Option("--http", help="Serve reset/step/state (OpenEnv).")] = False,
     transport: Annotated[str, typer.Option(help="MCP transport: stdio or http.")] = "stdio",
     host: Annotated[str, typer.Option(help="Address to bind (loopback by default).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
     allow_public: Annotated[bool, typer.Option(
-        help="Allow a non-loopback --host (clients then need the bearer token).")] = False,
+        "--allow-public", help="Allow a non-loopback --host (clients then need the bearer "
+        "token).", rich_help_panel=ADVANCED)] = False,
     token: Annotated[str | None, typer.Option(
         help="Bearer token every client must send (default: $AGENTGYM_SERVE_TOKEN; generated "
-             "and shown for a public --host).", show_default=False)] = None,
+             "and shown for a public --host).", show_default=False,
+        rich_help_panel=ADVANCED)] = None,
     split: Annotated[str, typer.Option(
         help="Task split to serve: test (held-out, never trained on) by default, so an "
              "external evaluation is on held-out tasks; --split train to train through the "
              "server (HTTP clients may also ask for a split per session).")] = "test",
     expert: Annotated[bool, typer.Option(
         help="Offer the expert's actions (GET /expert), for `--policy scripted` through "
-             "remote envs.")] = True,
-    max_sessions: Annotated[int, typer.Option(help="Sessions (env instances) at once.")] = 256,
-    idle_timeout: Annotated[float, typer.Option(help="Close idle sessions after N s (0: never).")]
-    = 600.0,
+             "remote envs.", rich_help_panel=ADVANCED)] = True,
+    max_sessions: Annotated[int, typer.Option(
+        help="Sessions (env instances) at once.", rich_help_panel=ADVANCED)] = 256,
+    idle_timeout: Annotated[float, typer.Option(
+        help="Close idle sessions after N s (0: never).", rich_help_panel=ADVANCED)] = 600.0,
 ) -> None:
     """Serve envs over ``--http`` (OpenEnv reset/step/state, WebSocket) or ``--mcp`` (tools)."""
     if mcp == http:

@@ -65,19 +65,22 @@ def _report(result: Any, algorithm: str) -> None:
         for name, size in space_rows(Path(out)):
             space.add_row(name, _mb(size))
         console.print(space)
-        console.print(prune_hint(Path(out)), highlight=False, markup=False)
+        console.print(prune_hint(Path(out)), highlight=False, markup=False, soft_wrap=True)
     console.print(f"run folder: {out or '-'}  report: {getattr(result, 'report_png', None) or '-'}")
 
 
 @app.command("train")
 def train_cmd(
-    config: Annotated[str, typer.Argument(help="YAML config (see configs/ and docs/training.md).")],
+    config: Annotated[str, typer.Argument(
+        metavar="CONFIG", help="YAML config (see configs/ and docs/training.md).",
+        show_default=False)],
     overrides: Annotated[list[str] | None, typer.Argument(
         metavar="KEY=VALUE", help="key=value overrides, e.g. steps=5 lr=3e-6 lora=true.",
         show_default=False)] = None,
-    resume: Annotated[bool, typer.Option(help="Continue from the newest checkpoint.")] = False,
+    resume: Annotated[bool, typer.Option(
+        "--resume", help="Continue from the newest checkpoint.")] = False,
     overwrite: Annotated[bool, typer.Option(
-        help="Replace an earlier run in the output folder.")] = False,
+        "--overwrite", help="Replace an earlier run in the output folder.")] = False,
 ) -> None:
     """Train a policy: `train CONFIG \\[key=value ...]` (under torchrun for several processes).
 

@@ -125,3 +125,52 @@ def test_info_prints_splits_as_a_sentence_not_a_dict():
     result = runner.invoke(app, ["info", "arith"], env=WIDE)
     assert result.exit_code == 0, result.output
     assert "{'" not in result.output and "splits" in result.output
+
+
+def test_play_ends_on_ctrl_d_with_status_0_and_counts_turns():
+    result = runner.invoke(app, ["play", "guess-number", "--seed", "0"], input="50\n", env=WIDE)
+    assert result.exit_code == 0, result.output
+    assert "Aborted" not in result.output and "bye" in result.output
+    assert "action (turn 1/" in result.output and "action (turn 2/" in result.output
+
+
+def test_a_resumed_eval_bar_counts_the_stored_successes(tmp_path):
+    from rich.console import Console
+
+    from agentgym.cli.eval_progress import EvalProgress
+    from agentgym.rollout.evaluate import EvalConfig, run_eval
+
+    out = tmp_path / "eval"
+    run_eval(EvalConfig("shop/price-v0", "scripted", "test", 4, out=str(out)))
+    starts = []
+    bar = EvalProgress("eval", Console(file=open(tmp_path / "bar.txt", "w")))  # noqa: SIM115
+    original = bar.run_started
+
+    def started(total, skipped, wins=0):
+        starts.append((total, skipped, wins))
+        original(total, skipped, wins)
+
+    try:
+        run_eval(EvalConfig("shop/price-v0", "scripted", "test", 6, out=str(out), resume=True),
+                 progress=bar.episode_finished, on_start=started)
+    finally:
+        bar.stop()
+    assert starts == [(6, 4, 4)]  # the expert won the 4 stored episodes
+    assert bar.wins == 6 and bar.tasks[0].completed == 6
+
+
+def test_train_ends_with_how_to_prune_runs(tmp_path):
+    from types import SimpleNamespace
+
+    from agentgym.cli.train import _report
+
+    out = tmp_path / "runs" / "x"
+    (out / "checkpoints").mkdir(parents=True)
+    (out / "checkpoints" / "w").write_bytes(b"0" * 1000)
+    from agentgym.cli.app import console
+
+    with console.capture() as captured:
+        _report(SimpleNamespace(baseline={}, final={}, output_dir=out, report_png=None), "grpo")
+    text = captured.get()
+    assert f"du -sh {tmp_path / 'runs'}/*" in text and f"rm -rf {out}" in text
+    assert "keep_checkpoints=1" in text

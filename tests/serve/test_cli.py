@@ -21,7 +21,7 @@ def test_serve_needs_one_mode_and_a_known_env():
 
 def test_serve_http_command_serves_a_remote_env():
     with server_process("serve", "arith", "--http", module="agentgym.cli") as (url, _):
-        env = make(f"remote:{url}/arith")
+        env = make(f"remote:{url}/arith", split="train")  # the server's default: test
         obs, _info = env.reset(options={"task_id": "add-2-3"})
         assert env.step("5")[1] == 1.0
         env.close()
