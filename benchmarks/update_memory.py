@@ -10,8 +10,9 @@ Cross-Entropy) when it is installed. Weights are random (memory and time do not 
 Peak memory is what the step adds on top of the model, its optimizer state and the batch:
 on CPU each arm runs in its own process and a sampler reads the resident set every 2 ms during
 the measured step (the baseline is read just before it); on a GPU it is
-``max_memory_allocated`` above ``memory_allocated`` before the step. A small warm-up update
-first allocates the optimizer state, so the measured step is a steady-state one.
+``max_memory_allocated`` above ``memory_allocated`` before the step. A warm-up update first
+allocates the optimizer state (on a GPU at full size, so kernel choices and allocator pools are
+made before the measured step), so the measured step is a steady-state one.
 
     python benchmarks/update_memory.py                          # CPU, 16 x 1,024
     python benchmarks/update_memory.py --device cuda --tokens 2048
@@ -114,8 +115,11 @@ def run_arm(model_name: str, path: str, micro: int, tokens: int, device_name: st
     cfg = TrainConfig(micro_batch_size=micro, lr=1e-6, logprobs=path)
     opt = make_optimizer(list(model.parameters()), cfg)
     vocab = model.config.vocab_size
-    policy_update(model, make_batch(2, 96, vocab), cfg, ppo_clip_loss, opt, autocast=amp)
     batch = make_batch(micro, tokens, vocab)
+    # the warm-up: optimizer state; on a GPU at full size too (kernel choices, allocator pools),
+    # so that no arm pays the first-call costs in its measured step
+    warm = batch if device.type == "cuda" else make_batch(2, 96, vocab)
+    policy_update(model, warm, cfg, ppo_clip_loss, opt, autocast=amp)
     if device.type == "cuda":
         torch.cuda.synchronize()
         torch.cuda.empty_cache()

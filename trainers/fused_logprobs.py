@@ -16,9 +16,11 @@ import torch
 from torch import Tensor
 
 
-def fused_available(device: torch.device) -> bool:
-    """True on a CUDA device where ``cut_cross_entropy`` is installed."""
-    return device.type == "cuda" and importlib.util.find_spec("cut_cross_entropy") is not None
+def fused_available(device: torch.device, compute_dtype: torch.dtype) -> bool:
+    """True on a CUDA device where ``cut_cross_entropy`` is installed, for a bf16 or fp16
+    computation (its backward kernel takes no fp32: an fp32 update keeps the chunked path)."""
+    return (device.type == "cuda" and compute_dtype in (torch.bfloat16, torch.float16)
+            and importlib.util.find_spec("cut_cross_entropy") is not None)
 
 
 def fused_head_logprobs(hidden: Tensor, weight: Tensor, targets: Tensor, temperature: float,

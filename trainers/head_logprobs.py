@@ -33,7 +33,16 @@ from torch import Tensor
 logger = logging.getLogger(__name__)
 
 CHUNK_ELEMENTS = 1 << 25
-"""Largest fp32 logits chunk (elements) the forward or backward pass materialises: 128 MiB."""
+"""Largest fp32 logits chunk (elements) the forward or backward pass materialises on a CPU:
+128 MiB."""
+GPU_CHUNK_ELEMENTS = 1 << 28
+"""The same on a GPU, where fewer, larger chunks keep the kernels busy: 1 GiB."""
+
+
+def _chunk_rows(device: torch.device, vocab: int) -> int:
+    """Tokens per chunk so that one chunk's fp32 logits stay under the device's budget."""
+    budget = GPU_CHUNK_ELEMENTS if device.type == "cuda" else CHUNK_ELEMENTS
+    return max(1, budget // max(vocab, 1))
 
 _local = threading.local()
 _heads: weakref.WeakKeyDictionary[Any, HeadParts | None] = weakref.WeakKeyDictionary()
@@ -45,8 +54,8 @@ class _HeadLogprobs(torch.autograd.Function):
     @staticmethod
     def forward(ctx: Any, hidden: Tensor, weight: Tensor, targets: Tensor, temperature: float,
                 compute: torch.dtype, with_entropy: bool) -> tuple[Tensor, Tensor]:
-        n, v = hidden.shape[0], weight.shape[0]
-        step = max(1, CHUNK_ELEMENTS // max(v, 1))
+        n = hidden.shape[0]
+        step = _chunk_rows(hidden.device, weight.shape[0])
         w = weight.detach().to(compute)  # (V, H), a bf16 copy under mixed precision
         lse = torch.empty(n, dtype=torch.float32, device=hidden.device)
         picked = torch.empty(n, dtype=torch.float32, device=hidden.device)
@@ -70,8 +79,8 @@ class _HeadLogprobs(torch.autograd.Function):
     def backward(ctx: Any, grad: Tensor, _grad_entropy: Tensor | None) -> tuple[Any, ...]:
         hidden, weight, targets, lse = ctx.saved_tensors
         temperature, compute = ctx.temperature, ctx.compute
-        n, v = hidden.shape[0], weight.shape[0]
-        step = max(1, CHUNK_ELEMENTS // max(v, 1))
+        n = hidden.shape[0]
+        step = _chunk_rows(hidden.device, weight.shape[0])
         w = weight.detach().to(compute)  # (V, H)
         grad_h = torch.empty_like(hidden) if ctx.needs_input_grad[0] else None
         grad_w = (torch.zeros(weight.shape, dtype=torch.float32, device=weight.device)
@@ -199,4 +208,5 @@ def final_hidden(model: Any, parts: HeadParts, call: Callable[[], Any],
     return hidden
 
 
-__all__ = ["CHUNK_ELEMENTS", "HeadParts", "final_hidden", "head_logprobs", "head_parts"]
+__all__ = ["CHUNK_ELEMENTS", "GPU_CHUNK_ELEMENTS", "HeadParts", "final_hidden", "head_logprobs",
+           "head_parts"]

@@ -157,8 +157,9 @@ def forward_logprobs(
     if path not in LOGPROB_PATHS:
         raise ValueError(f"logprob path must be one of {LOGPROB_PATHS}, not {path!r}")
     device = model_device(model)
-    if path == "fused" and not fused_available(device):
-        raise ValueError("logprobs: fused needs a CUDA GPU with cut-cross-entropy installed")
+    if path == "fused" and not fused_available(device, autocast or torch.float32):
+        raise ValueError("logprobs: fused needs a CUDA GPU with cut-cross-entropy installed "
+                         "and bf16 or fp16 autocast (dtype: auto)")
     mb = mb.to(device, non_blocking=True)
     temp = temperature if temperature > 0 else 1.0
     logits: Tensor | None = None
@@ -182,7 +183,7 @@ def forward_logprobs(
     if logits is None:
         weight = head_parts(model).weight  # type: ignore[union-attr]
         compute = autocast or states.dtype
-        if path == "fused" or (path == "auto" and fused_available(device)):
+        if path == "fused" or (path == "auto" and fused_available(device, compute)):
             logp = fused_head_logprobs(states, weight, targets, temp, compute)
             entropy = None
             if with_entropy:

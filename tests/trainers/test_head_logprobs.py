@@ -84,15 +84,19 @@ def test_a_model_whose_logits_are_not_norm_times_head_keeps_the_full_path():
     torch.testing.assert_close(auto, full)
     with pytest.raises(ValueError, match="full"):
         forward_logprobs(model, mb, 1.0, path="chunked")
-    with pytest.raises(ValueError, match="fused needs a CUDA GPU"):
+    with pytest.raises(ValueError, match="fused needs a CUDA GPU"):  # fp32 here, and no CUDA
         forward_logprobs(model, mb, 1.0, path="fused")
 
 
 def test_chunked_path_equals_full_on_smollm2():
     """SmolLM2-135M's real weights (bundled GGUF): log-probs and gradients agree."""
+    from agentgym import MissingExtra
     from agentgym.models import load_model_and_tokenizer
 
-    model, tok = load_model_and_tokenizer("smollm2-135m", device="cpu")
+    try:
+        model, tok = load_model_and_tokenizer("smollm2-135m", device="cpu")
+    except MissingExtra as e:  # a GPU machine the weights did not travel to
+        pytest.skip(str(e))
     model.train()
     prompt = tok.encode("What is 12 + 30? Answer with a number.")
     answers = [tok.encode(" 42"), tok.encode(" The answer is 41.")]
