@@ -35,8 +35,8 @@ logger = logging.getLogger(__name__)
 CHUNK_ELEMENTS = 1 << 25
 """Largest fp32 logits chunk (elements) the forward or backward pass materialises on a CPU:
 128 MiB."""
-GPU_CHUNK_ELEMENTS = 1 << 28
-"""The same on a GPU, where fewer, larger chunks keep the kernels busy: 1 GiB."""
+GPU_CHUNK_ELEMENTS = 1 << 26
+"""The same on a GPU, where fewer, larger chunks keep the kernels busy: 256 MiB."""
 
 
 def _chunk_rows(device: torch.device, vocab: int) -> int:
