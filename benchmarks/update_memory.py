@@ -168,7 +168,7 @@ def main() -> None:
     if not args.paths and args.device.startswith("cuda"):
         from agentgym.trainers.fused_logprobs import fused_available
 
-        if fused_available(torch.device(args.device)):
+        if fused_available(torch.device(args.device), torch.bfloat16):
             paths.insert(1, "fused")
     per_model = dict(kv.split(":") for kv in args.tokens_for.split(",") if kv)
     if args.device.startswith("cuda"):
