@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import logging
+import threading
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
@@ -122,7 +123,11 @@ class BrowserHandle:
     def _mark_dead(self, reason: str) -> None:
         if not self.dead:
             self.dead, self.dead_reason = True, reason
-            if not self.closing:
+            if self.closing or not threading.main_thread().is_alive():
+                # closed on purpose, or the program is exiting (an env left open: its browser
+                # goes down with the process, which is no news to print at exit)
+                logger.debug("browser %s is gone: %s", self.pid, reason)
+            else:
                 logger.warning("browser %s is dead: %s", self.pid, reason)
 
     async def responsive(self, timeout_s: float = 10.0, tries: int = 2) -> bool:

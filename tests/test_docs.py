@@ -108,3 +108,29 @@ def test_readme_extras_table_names_every_extra():
     table = (ROOT / "README.md").read_text().split("## Extras", 1)[1]
     missing = [name for name in extras if f"| `[{name}]` |" not in table]
     assert not missing, f"extras missing from the README's table: {missing}"
+
+
+BROWSER_BLOCK = re.compile(r"```python browser\n(.*?)```", re.DOTALL)
+
+
+@pytest.mark.parametrize("path", [p for p in DOCS if p.exists() and "```python browser" in
+                                  p.read_text(encoding="utf-8")], ids=lambda p: p.name)
+def test_browser_blocks_run_against_chromium(path, tmp_path, monkeypatch):
+    """```python browser blocks drive real Chromium (and the WebArena sites, started in a
+    private folder and stopped after); they are skipped only where Chromium is missing."""
+    from agentgym.sandboxes.browser import chromium_available
+
+    if not chromium_available():
+        pytest.skip("Chromium or Playwright is not installed (scripts/setup.sh)")
+    from agentgym.envs.webarena.sites.server import stop_sites
+
+    monkeypatch.setenv("AGENTGYM_WEBARENA_RUNTIME", str(tmp_path / "sites"))
+    try:
+        for i, block in enumerate(BROWSER_BLOCK.findall(path.read_text(encoding="utf-8"))):
+            namespace: dict = {"__name__": f"docs_{path.stem}_browser"}
+            try:
+                exec(compile(block, f"{path.name}[browser block {i}]", "exec"), namespace)
+            except Exception as e:
+                raise AssertionError(f"{path.name} browser block {i} failed: {e}\n{block}") from e
+    finally:
+        stop_sites(tmp_path / "sites")

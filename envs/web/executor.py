@@ -44,6 +44,31 @@ SELECT_JS = """function(label) {
 }"""
 
 
+EDITABLE_JS = """function() {
+  let e = this.nodeType === 1 ? this : this.parentElement;
+  if (!e) return 'is not an element';
+  if (e.tagName === 'LABEL' && e.control) e = e.control;
+  const tag = e.tagName.toLowerCase();
+  const role = (e.getAttribute('role') || '').toLowerCase();
+  const textual = ['', 'text', 'search', 'email', 'url', 'tel', 'password', 'number', 'date',
+                   'datetime-local', 'month', 'week', 'time'];
+  const kind = (e.getAttribute('type') || '').toLowerCase();
+  const box = tag === 'textarea' || (tag === 'input' && textual.includes(kind)) ||
+      e.isContentEditable || ['textbox', 'searchbox', 'combobox', 'spinbutton'].includes(role);
+  if (!box) {
+    const what = tag === 'input' ? 'an input of type ' + kind : 'a <' + tag + '>' +
+        (role ? ' (' + role + ')' : '');
+    const name = (e.getAttribute('aria-label') || e.textContent || e.value || '').trim();
+    return 'is ' + what + (name ? ' "' + name.slice(0, 40) + '"' : '') + ', not a text box';
+  }
+  if (e.disabled) return 'is a disabled text box';
+  if (e.readOnly) return 'is a read-only text box';
+  return '';
+}"""
+"""Why element ``this`` cannot take typed text ('' when it can): ``type``/``fill`` into a
+button or a link would otherwise click it and type into nothing."""
+
+
 class ActionFailed(Exception):
     """The action is well formed but cannot be done here (unknown id, hidden element...)."""
 
@@ -164,6 +189,10 @@ async def execute(session: BrowserSession, action: WebAction,
             op = page.mouse.click(x, y) if name == "click" else page.mouse.move(x, y)
             await session.guard(op)
         elif name == "type":
+            problem = await _call_on(session, backend, EDITABLE_JS)
+            if problem:
+                raise ActionFailed(f"type [{action.element}]: [{action.element}] {problem}; "
+                                   "type into a textbox, searchbox or combobox of the page")
             x, y = await element_center(session, backend, action.element)
             await session.guard(page.mouse.click(x, y))
             await session.guard(page.keyboard.press("Control+a"))

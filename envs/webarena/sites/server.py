@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import atexit
 import fcntl
 import functools
 import hashlib
@@ -64,7 +63,6 @@ IDLE_EXIT_S = 1800.0
 _STARTED_HERE: set[int] = set()
 """Pids of the servers this process started (the others are reused, and said so)."""
 _SAID_REUSED: set[int] = set()
-_ANNOUNCED: set[Path] = set()
 
 
 def checkout_source() -> str:
@@ -120,20 +118,6 @@ def left_running_message(folder: Path | None = None) -> str | None:
     return (f"the WebArena sites server (pid {state.pid}) keeps running for other envs of this "
             f"checkout and exits after {IDLE_EXIT_S / 60:.0f} min without requests; "
             f"stop it now with: {stop_command(folder)}")
-
-
-def _announce_at_exit(folder: Path) -> None:
-    """Once per process and folder: say at exit that the server is left running."""
-    if folder in _ANNOUNCED:
-        return
-    _ANNOUNCED.add(folder)
-
-    def say() -> None:
-        message = left_running_message(folder)
-        if message is not None:
-            logger.warning(message)
-
-    atexit.register(say)
 
 
 def app_for(site: str, store: SessionStore) -> Any:
@@ -195,11 +179,10 @@ def _reuse(folder: Path, current: SiteServer | None) -> SiteServer | None:
             f"the WebArena sites server in {folder} (pid {current.pid}) belongs to another "
             f"checkout ({checkout or '?'}, agentgym {version or '?'}); stop it with "
             f"{stop_command(folder)} or set AGENTGYM_WEBARENA_RUNTIME to another folder")
-    if current.pid not in _STARTED_HERE | _SAID_REUSED:
+    if current.pid not in _STARTED_HERE | _SAID_REUSED:  # the process that started it said so
         _SAID_REUSED.add(current.pid)
-        logger.warning("reusing the WebArena sites server (pid %d) of this checkout, started "
+        logger.info("reusing the WebArena sites server (pid %d) of this checkout, started "
                     "earlier; stop it with: %s", current.pid, stop_command(folder))
-    _announce_at_exit(folder)
     return current
 
 
@@ -207,8 +190,9 @@ def ensure_sites(folder: Path | None = None, timeout_s: float = 60.0) -> SiteSer
     """The running sites of this checkout, started (once, under a lock) when none answer.
 
     A server left by another checkout or version in the same folder is never reused (its
-    code could differ): that is an error naming how to stop it. At exit the process says that
-    the server keeps running, for how long, and how to stop it.
+    code could differ): that is an error naming how to stop it. Starting the server is one
+    line on stderr (that it keeps running for other envs, for how long, how to stop it);
+    reusing one and exiting print nothing.
     """
     folder = private_dir(folder or runtime_dir(), parents=True)
     reused = _reuse(folder, _read_state(folder))
@@ -232,8 +216,10 @@ def ensure_sites(folder: Path | None = None, timeout_s: float = 60.0) -> SiteSer
             state = _read_state(folder)
             if state is not None and state.pid == proc.pid and _healthy(state):
                 _STARTED_HERE.add(proc.pid)
-                logger.info("started the WebArena sites server (pid %d, %s)", proc.pid, folder)
-                _announce_at_exit(folder)
+                logger.warning("started the WebArena sites server (pid %d); it serves this "
+                               "checkout's envs and exits after %.0f min without requests "
+                               "(stop it now with: %s)", proc.pid, IDLE_EXIT_S / 60,
+                               stop_command(folder))
                 return state
             if proc.poll() is not None:
                 break
