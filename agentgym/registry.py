@@ -192,10 +192,11 @@ def _reward_shaper(inner: Any, name: str) -> Callable[[str, str | None, float, d
     def shape(env_id: str, task_id: str | None, reward: float, info: dict[str, Any]) -> float:
         try:
             return float(fn(getattr(inner, "task", None), info.get("answer"), info))
-        except Exception as e:  # a reward function failing on odd input must not end the run
-            logger.exception("reward function %r failed; the env's reward kept", name)
+        except Exception as e:  # fails closed: never the env's reward, never the run's end
+            logger.exception("reward function %r failed; the episode scores 0", name)
             info["reward_fn_error"] = f"{type(e).__name__}: {e}"[:500]
-            return reward
+            info["success"] = False
+            return 0.0
 
     return shape
 
@@ -209,9 +210,11 @@ def _episode_end_shaper() -> Callable[[str, str | None, float, dict[str, Any]], 
     def shape(env_id: str, task_id: str | None, reward: float, info: dict[str, Any]) -> float:
         try:
             values = hook(env_id=env_id, task_id=task_id, reward=reward, info=info)
-        except Exception:  # a reward-shaping plugin must not end the run
-            logger.exception("agentgym_episode_end hook failed; reward left unshaped")
-            return reward
+        except Exception as e:  # fails closed, like a reward function: 0, the reason kept
+            logger.exception("agentgym_episode_end hook failed; the episode scores 0")
+            info["reward_fn_error"] = f"agentgym_episode_end: {type(e).__name__}: {e}"[:500]
+            info["success"] = False
+            return 0.0
         for value in values:
             if value is not None:
                 reward = float(value)

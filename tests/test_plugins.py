@@ -123,6 +123,22 @@ def test_runtime_plugin_object_registers_and_shapes_reward(fresh_plugins):
     assert result[1] == 0.5 and result[2] is True
 
 
+def test_an_episode_end_hook_that_raises_fails_the_episode_closed(fresh_plugins):
+    class Broken:
+        @hookimpl
+        def agentgym_episode_end(self, env_id, task_id, reward, info):
+            raise RuntimeError("scorer down")
+
+    agentgym.register_plugin(Broken(), name="broken-shaper")
+    env = agentgym.make("guess-number")
+    env.reset(seed=0)
+    target = env.unwrapped.task.data["target"]
+    _, reward, terminated, _, info = env.step(
+        f'<tool_call>{{"name": "guess", "arguments": {{"number": {target}}}}}')
+    assert terminated and reward == 0.0 and info["success"] is False  # never the env's 1.0
+    assert "scorer down" in info["reward_fn_error"]
+
+
 def test_plugin_manager_is_not_built_at_import():
     import subprocess
     import sys
@@ -195,11 +211,12 @@ def test_named_rewards_and_tools_from_the_registries_reach_make(fresh_plugins):
     result = env.step(f'<tool_call>{{"name": "guess", "arguments": {{"number": {target}}}}}')
     assert result[1] == 2.0 and result[2] is True
     assert seen == [(env.unwrapped.task.task_id, None, True)]
-    env = agentgym.make("guess-number", reward_fn="broken")  # a failing function keeps the reward
+    env = agentgym.make("guess-number", reward_fn="broken")  # a failing function fails closed
     env.reset(seed=0)
     target = env.unwrapped.task.data["target"]
     result = env.step(f'<tool_call>{{"name": "guess", "arguments": {{"number": {target}}}}}')
-    assert result[1] == 1.0 and "KeyError" in result[4]["reward_fn_error"]
+    assert result[1] == 0.0 and "KeyError" in result[4]["reward_fn_error"]  # not the env's 1.0
+    assert result[4]["success"] is False
     agentgym.register("testplug/plain-v0", PlainEnv)
     with pytest.raises(agentgym.ConfigError, match="no tool set"):
         agentgym.make("testplug/plain-v0", extra_tools=["word_count"])

@@ -188,7 +188,12 @@ class GatewayRollouts:
     def _reward(self, traj: Trajectory, task_id: str, split: str) -> tuple[float, dict[str, Any]]:
         """The episode's reward from the env replay or the reward function."""
         if self._reward_fn is not None:
-            return float(self._reward_fn(traj, task_id)), {}
+            try:
+                return float(self._reward_fn(traj, task_id)), {}
+            except Exception as e:  # fails closed: 0, the reason kept on the trajectory
+                logger.exception("gateway reward function failed; the episode scores 0")
+                return 0.0, {"success": False,
+                             "reward_fn_error": f"{type(e).__name__}: {e}"[:500]}
         env = agentgym.make(self.cfg.env, split=split, max_turns=self.max_turns,
                             **self.cfg.env_kwargs)
         try:
