@@ -23,38 +23,15 @@ from typing import Any
 
 from agentgym import hookimpl
 
+from .objectives import discover, register_objectives
+
 TRAINER = "agentgym.trainers.grpo:GRPOTrainer"
 RUN = "agentgym.trainers:run_config"
 """What ``agentgym train`` calls: ``run(config, overrides, trainer=entry) -> TrainResult``
 (``config`` is the parsed YAML mapping, ``entry`` the chosen trainer's registry entry)."""
 
-PRESETS: dict[str, dict[str, Any]] = {
-    "grpo": {
-        "advantage": "grpo", "loss": "ppo_clip", "loss_agg": "seq_mean_token_mean",
-        "clip_eps_low": 0.2, "clip_eps_high": 0.2,
-    },
-    "dr_grpo": {
-        "advantage": "dr_grpo", "loss": "ppo_clip", "loss_agg": "seq_mean_token_sum_norm",
-        "clip_eps_low": 0.2, "clip_eps_high": 0.2,
-    },
-    "dapo": {
-        "advantage": "grpo", "loss": "ppo_clip", "loss_agg": "token_mean",
-        "clip_eps_low": 0.2, "clip_eps_high": 0.28, "dynamic_sampling": True,
-        "overlong_buffer": -1,
-    },
-    "gspo": {
-        "advantage": "grpo", "loss": "gspo", "loss_agg": "seq_mean_token_mean",
-        "clip_eps_low": 3e-4, "clip_eps_high": 4e-4,
-    },
-}
-"""Config values each built-in algorithm name sets (the YAML file and overrides win)."""
-
-DESCRIPTIONS = {
-    "grpo": "GRPO: group-normalised advantages, PPO-clip, per-sequence token mean.",
-    "dr_grpo": "Dr. GRPO: no std division, token sum over a constant length.",
-    "dapo": "DAPO: clip-higher, token-level mean, dynamic sampling, overlong shaping.",
-    "gspo": "GSPO: sequence-level importance ratio clipped per sequence.",
-}
+PRESETS: dict[str, dict[str, Any]] = {o.name: dict(o.preset) for o in discover()}
+"""Config values each objective (``trainers/objectives/``) sets; the YAML file and overrides win."""
 
 
 BC_TRAINER = "agentgym.trainers.bc:BCWarmupTrainer"
@@ -68,9 +45,9 @@ SEMI_ONLINE_PRESET: dict[str, Any] = {
 
 @hookimpl
 def agentgym_register_trainers(register: Any) -> None:
-    """Register the GRPO family, BC + GRPO and semi-online RL (with optional BC warm-up)."""
-    for name, values in PRESETS.items():
-        register(name, TRAINER, description=DESCRIPTIONS[name], preset=values, run=RUN)
+    """Register every objective of ``trainers/objectives/`` (the GRPO family, RLOO...), BC +
+    GRPO and semi-online RL (with optional BC warm-up)."""
+    register_objectives(register_trainer=register)
     register("bc_grpo", BC_TRAINER, preset=PRESETS["grpo"], run=RUN,
              description="Behaviour cloning on expert trajectories (bc_steps), then GRPO.")
     register("semi_online", SEMI_ONLINE_TRAINER, preset=SEMI_ONLINE_PRESET, run=RUN,
@@ -79,15 +56,8 @@ def agentgym_register_trainers(register: Any) -> None:
 
 @hookimpl
 def agentgym_register_losses(register: Any) -> None:
-    """Register the policy losses and advantage estimators."""
-    register("loss/ppo_clip", "agentgym.trainers.losses:ppo_clip_loss",
-             description="PPO-clip token loss (clip-higher when eps_high > eps_low).")
-    register("loss/gspo", "agentgym.trainers.losses:gspo_loss",
-             description="GSPO sequence-level ratio, clipped per sequence.")
-    register("advantage/grpo", "agentgym.trainers.advantages:grpo_advantages",
-             description="(R - group mean) / (group std + eps).")
-    register("advantage/dr_grpo", "agentgym.trainers.advantages:dr_grpo_advantages",
-             description="R - group mean (Dr. GRPO).")
+    """Register the objectives' losses and advantage estimators, and the other phases'."""
+    register_objectives(register_loss=register)
     register("advantage/semi_online",
              "agentgym.trainers.semionline_returns:semi_online_step_advantages",
              description="UI-S1: step + episode advantages of discounted semi-online returns.")
