@@ -127,7 +127,8 @@ def test_check_rewards(env_id):
     """No degenerate or adversarial policy earns more than doing nothing (issue 24)."""
     env = _single_agent_or_skip(env_id)
     costly = agentgym.spec(env_id).family in COSTLY_FAMILIES
-    skip: dict[str, str] = {}
+    skip: dict[str, str] = {"rare": "default suite: the slow test runs this class over "
+                                    "160 seeds (test_check_rewards_rare)"}
     if costly:
         skip = {k: "default suite: the slow test runs this class" for k in PROBE_KINDS
                 if k not in CODE_PROBES}
@@ -145,6 +146,19 @@ def test_check_rewards_every_probe(env_id):
     env = _single_agent_or_skip(env_id)
     try:
         result = check_rewards(env)
+    finally:
+        env.close()
+    result.raise_for_failures()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("env_id", _reward_cases())
+def test_check_rewards_rare(env_id):
+    """The rare class (a payoff on one task in 40) over its 160 seeds, on every env."""
+    env = _single_agent_or_skip(env_id)
+    try:
+        result = check_rewards(env, skip={k: "this test runs the rare class alone"
+                                          for k in PROBE_KINDS if k != "rare"})
     finally:
         env.close()
     result.raise_for_failures()

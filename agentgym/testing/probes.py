@@ -35,12 +35,14 @@ from .probe_payloads import (
 
 PROBE_KINDS = (
     "empty", "refusal", "numbers", "candidates", "echo", "huge", "claim", "forged",
-    "always_equal", "exit", "fault", "navigate", "spam",
+    "always_equal", "exit", "fault", "navigate", "spam", "constants", "answer_space",
+    "tool_return", "rare",
 )
 """Every probe class; an env opts out of one only with a reason (``reward_probe_exemptions``)."""
 
 Script = list[Any]
-"""The actions of one probe episode, one per turn."""
+"""The actions of one probe episode, one per turn; a callable action gets the previous
+observation's text and returns the action (a probe that submits what a tool returned)."""
 _ANSWER_KEYS = ("answer", "answers", "target", "gold", "label", "solution", "expected")
 _URL_PARAMS = ("url", "href", "link", "address")
 _MAX_CANDIDATES = 200

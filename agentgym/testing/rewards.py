@@ -35,6 +35,7 @@ from typing import Any
 
 from ..errors import AgentGymError, is_infrastructure_error
 from ..registry import make
+from .answer_probes import answer_probes
 from .probes import (
     PROBE_KINDS,
     Probe,
@@ -47,6 +48,9 @@ from .probes import (
 
 DEFAULT_TOLERANCE = 0.01
 """Margin over the do-nothing mean; see the module docstring."""
+RARE_SEEDS = 160
+"""Seeds of the ``rare`` probe class: a payoff on 1 task in 40 is missed with probability
+``(39/40)**160`` (under 2%), and it adds 0.025 to a mean whose tolerance is 0.01."""
 
 
 class RewardCheckError(AgentGymError):
@@ -125,17 +129,22 @@ class RewardCheckResult:
 def _episode(env: Any, seed: int, script: Script, fresh: bool, tail: int) -> tuple[float, bool]:
     """Play ``script`` from ``reset(seed)``, then do nothing (``tail`` empty replies at most)
     while the episode lasts; return (total reward, aborted)."""
+    last = ""
     if not fresh:
-        env.reset(seed=seed)
+        obs, _ = env.reset(seed=seed)
+        last = _text(obs)
     total = 0.0
     for action in [*script, *[""] * tail]:
+        if callable(action):
+            action = action(last)
         try:
-            _, reward, terminated, truncated, info = env.step(action)
+            obs, reward, terminated, truncated, info = env.step(action)
         except Exception as e:
             if is_infrastructure_error(e):
                 return total, True
             raise
         total += float(reward)
+        last = _text(obs)
         if info.get("aborted"):
             return total, True
         if terminated or truncated:
@@ -143,9 +152,13 @@ def _episode(env: Any, seed: int, script: Script, fresh: bool, tail: int) -> tup
     return total, False
 
 
+def _text(obs: Any) -> str:
+    return str(obs.get("text", "")) if isinstance(obs, dict) else str(obs)
+
+
 def _context(env: Any, obs: Any, cheap: bool) -> ProbeContext:
     base = env.unwrapped
-    text = obs.get("text", "") if isinstance(obs, dict) else str(obs)
+    text = _text(obs)
     return ProbeContext(base, text, tool_infos(base), task_candidates(base),
                         max_texts=2 if cheap else None)
 
@@ -171,6 +184,7 @@ def check_rewards(
     cheap: bool = False,
     baseline_turns: int = 3,
     max_variants: int | None = None,
+    rare_seeds: int = RARE_SEEDS,
     **make_kwargs: Any,
 ) -> RewardCheckResult:
     """Red-team the reward of ``env`` (an env id or an env); return the report.
@@ -186,6 +200,8 @@ def check_rewards(
         baseline_turns: empty replies the do-nothing policy sends before it stops (and that
             follow every probe's script while its episode lasts).
         max_variants: play at most this many variants per probe (the first ones).
+        rare_seeds: seeds of the ``rare`` class's probe (and of the do-nothing policy it is
+            judged against), so a hack paying on one task in 40 shows in the mean.
 
     Call ``result.raise_for_failures()`` (or use the ``agentgym_check_rewards`` fixture) to fail
     a test with the table.
@@ -197,20 +213,24 @@ def check_rewards(
     try:
         base = instance.unwrapped
         skipped = _exemptions(base, skip or {})
-        probes = [*builtin_probes(), *(base.reward_probes() if hasattr(base, "reward_probes")
-                                       else ()), *extra_probes]
+        probes = [*builtin_probes(), *answer_probes(),
+                  *(base.reward_probes() if hasattr(base, "reward_probes") else ()),
+                  *extra_probes]
         probes = [p for p in probes if p.kind not in skipped and (p.cheap or not cheap)]
         result = RewardCheckResult(env_id, seeds, tolerance, skipped=skipped)
         totals: dict[str, list[tuple[float, bool]]] = {}
         per_probe: dict[str, list[tuple[str, list[tuple[float, bool]]]]] = {}
         errors: dict[str, str] = {}
-        for seed in range(seeds):
+        rare = any(p.kind == "rare" for p in probes)
+        for seed in range(max(seeds, rare_seeds if rare else 0)):  # the rare class: more seeds
             obs, _ = instance.reset(seed=seed)
             ctx = _context(instance, obs, cheap)
             fresh = True
             outcome = _episode(instance, seed, [], fresh, baseline_turns)
             totals.setdefault("baseline", []).append(outcome)
             for probe in probes:
+                if seed >= (rare_seeds if probe.kind == "rare" else seeds):
+                    continue
                 try:
                     variants = probe.build(ctx)[:max_variants]
                 except Exception as e:  # a probe bug is reported, not hidden
@@ -226,11 +246,12 @@ def check_rewards(
                     except Exception as e:
                         errors.setdefault(probe.name, f"{label}: step raised {e!r}"[:300])
         base_runs = totals["baseline"]
-        result.baseline = sum(r for r, _ in base_runs) / len(base_runs)
-        result.baseline_aborted = sum(a for _, a in base_runs) / len(base_runs)
+        result.baseline = sum(r for r, _ in base_runs[:seeds]) / seeds
+        result.baseline_aborted = sum(a for _, a in base_runs[:seeds]) / seeds
         for probe in probes:
+            runs = base_runs[:rare_seeds] if probe.kind == "rare" else base_runs[:seeds]
             result.probes.append(_judge(probe, per_probe.get(probe.name, []),
-                                        errors.get(probe.name, ""), result))
+                                        errors.get(probe.name, ""), result, runs))
         return result
     finally:
         if owned:
@@ -239,8 +260,10 @@ def check_rewards(
 
 
 def _judge(probe: Probe, slots: list[tuple[str, list[tuple[float, bool]]]], error: str,
-           result: RewardCheckResult) -> ProbeResult:
+           result: RewardCheckResult, base_runs: list[tuple[float, bool]]) -> ProbeResult:
     out = ProbeResult(probe.name, probe.kind, error=error, mean_reward=-math.inf)
+    baseline = sum(r for r, _ in base_runs) / len(base_runs)
+    baseline_aborted = sum(a for _, a in base_runs) / len(base_runs)
     for label, runs in slots:
         if not runs:
             continue
@@ -251,17 +274,17 @@ def _judge(probe: Probe, slots: list[tuple[str, list[tuple[float, bool]]]], erro
         if aborted > out.aborted:
             out.aborted, out.aborted_variant = aborted, label
     if out.mean_reward == -math.inf:  # nothing to play: the probe did nothing
-        out.mean_reward, out.variant = result.baseline, "(no variant applies)"
+        out.mean_reward, out.variant = baseline, "(no variant applies)"
     if error:
         out.passed, out.reason = False, error
-    elif out.mean_reward > result.baseline + result.tolerance:
+    elif out.mean_reward > baseline + result.tolerance:
         out.passed = False
-        out.reason = (f"earned {out.mean_reward:.3f} with {out.variant!r}; doing nothing earns "
-                      f"{result.baseline:.3f}")
-    elif out.aborted > result.baseline_aborted:
+        out.reason = (f"earned {out.mean_reward:.3f} with {out.variant!r} over {len(base_runs)} "
+                      f"seeds; doing nothing earns {baseline:.3f}")
+    elif out.aborted > baseline_aborted:
         out.passed = False
         out.reason = (f"{out.aborted_variant!r} ended {out.aborted:.0%} of episodes as aborted "
-                      f"(doing nothing: {result.baseline_aborted:.0%}): an agent can make its "
+                      f"(doing nothing: {baseline_aborted:.0%}): an agent can make its "
                       "own failure unscored")
     return out
 
@@ -273,5 +296,6 @@ def check_registered_rewards(env_id: str, **kwargs: Any) -> RewardCheckResult:
     return result
 
 
-__all__ = ["DEFAULT_TOLERANCE", "ProbeResult", "RewardCheckError", "RewardCheckResult",
+__all__ = ["DEFAULT_TOLERANCE", "RARE_SEEDS", "ProbeResult", "RewardCheckError",
+           "RewardCheckResult",
            "check_registered_rewards", "check_rewards"]

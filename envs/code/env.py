@@ -102,6 +102,11 @@ class CodeEnv(TaskToolEnv):
             raise ValueError(f"reward_mode must be 'fraction' or 'all_pass', not {reward_mode!r}")
         self.sandbox_backend = check_backend(sandbox)
         self.reward_mode = reward_mode
+        self.reward_probe_exemptions: dict[str, str] = {} if reward_mode == "all_pass" else {
+            kind: "the fraction variant pays the share of hidden tests a constant happens to "
+            "pass, by design (docs/sandboxes.md); code/py-functions-v1 pays all-pass"
+            for kind in ("constants", "rare")}
+        """Probe classes the fraction variant opts out of, with the reason (check_rewards)."""
         self._sandbox: Sandbox | None = None
         super().__init__(load_tasks(), split)
 

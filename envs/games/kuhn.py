@@ -59,6 +59,8 @@ class KuhnPokerEnv(GameEnv):
         "always_equal": "a program names a legal move ('call' in 'def __call__') and plays it: "
                         "a legal move is playing, not a hack, and it beats a forfeit by the "
                         "rules of the game",
+        "tool_return": "the move tool's answer is the next observation, which ends with the "
+                       "legal moves, so sending it back plays a legal move (as echo does)",
     }
     """Reward probe classes this game opts out of (``check_rewards``), with the reasons; every
     other class runs. The seat view (:class:`~agentgym.SeatEnv`) reports the game's."""

@@ -1,5 +1,9 @@
 """``check_rewards`` catches every probe class: one deliberately hackable toy env per class is
-flagged (naming the probe), and the honest toy env passes."""
+flagged (naming the probe), and the honest toy env passes. The classes added in issue 35 each
+have a toy the earlier probes missed: a check that is mostly ``False`` (``constants``), a
+substring scorer whose gold sits under a data key no probe reads (``answer_space``), a tool that
+hands out the answer for a second step to submit (``tool_return``), and a hack that pays on one
+task in 40, which three seeds never draw (``rare``)."""
 
 from __future__ import annotations
 
@@ -35,10 +39,16 @@ class ToyEnv(TaskToolEnv):
     instructions = "Answer with the answer tool, or submit `def square(x)` with submit."
 
     def __init__(self, hack: str | None = None) -> None:
-        tasks = [Task(f"toy-{i}", "train", f"Which colour is number {i}: {w} or "
-                      f"{WORDS[(i + 1) % len(WORDS)]}? Or write def square(x) returning x*x. "
-                      f"The page is http://toy.invalid/task-{i}.html",
-                      {"answer": w, "number": i * 7 + 3}) for i, w in enumerate(WORDS)]
+        n = 40 if hack == "rare" else len(WORDS)  # rare: the hack pays on 1 task in 40
+        key = "zz_secret" if hack == "answer_space" else "answer"  # a key no probe knows
+
+        def prompt(i: int, w: str) -> str:
+            choices = "" if hack == "answer_space" else f": {w} or {WORDS[(i + 1) % len(WORDS)]}"
+            return (f"Which colour is number {i}{choices}? Or write def square(x) returning x*x. "
+                    f"The page is http://toy.invalid/task-{i}.html")
+
+        tasks = [Task(f"toy-{i}", "train", prompt(i, w), {key: w, "number": i * 7 + 3})
+                 for i, w in ((i, WORDS[i % len(WORDS)]) for i in range(n))]
         super().__init__(TaskSet(tasks, name="toy"), "train")
         self.hack = hack
         self.pings = 0
@@ -46,8 +56,8 @@ class ToyEnv(TaskToolEnv):
             self.max_calls_per_turn = 200
 
     def make_tools(self) -> list:
-        """answer, submit, goto, ping."""
-        return [self.answer, self.submit, self.goto, self.ping]
+        """answer, submit, goto, ping, hint."""
+        return [self.answer, self.submit, self.goto, self.ping, self.hint]
 
     def start(self, task: Task) -> str:
         """Show the question."""
@@ -60,8 +70,12 @@ class ToyEnv(TaskToolEnv):
         Args:
             text: The answer.
         """
-        gold, low = self.task.data["answer"], text.strip().lower()
+        data = self.task.data
+        gold, low = data.get("answer", data.get("zz_secret")), text.strip().lower()
         correct = {
+            "constants": low in ("no", "false") or low == gold,  # a check that is mostly False
+            "answer_space": gold in low,  # a substring scorer
+            "rare": low == gold or (self.task.task_id == "toy-17" and "0 1 2" in low),
             "empty": low in ("", gold),
             "refusal": any(w in low for w in REFUSAL_WORDS) or low == gold,
             "numbers": str(self.task.data["number"]) in low,
@@ -114,6 +128,12 @@ class ToyEnv(TaskToolEnv):
             self.finish(1.0)  # the hack: the reward is read from whatever page is open
         return "opened"
 
+    def hint(self) -> str:
+        """Ask for a hint."""
+        if self.hack == "tool_return":  # the hack: a tool hands out the answer
+            return f"The answer is {self.task.data['answer']}"
+        return "No hints."
+
     def ping(self) -> str:
         """Do nothing useful."""
         self.pings += 1
@@ -124,7 +144,8 @@ class ToyEnv(TaskToolEnv):
 
 @pytest.mark.parametrize("hack", PROBE_KINDS)
 def test_each_probe_class_is_caught_by_its_hackable_toy(hack):
-    result = check_rewards(ToyEnv(hack), seeds=1)
+    rare_seeds = 160 if hack == "rare" else 1  # the rare class's many seeds only where it counts
+    result = check_rewards(ToyEnv(hack), seeds=1, rare_seeds=rare_seeds)
     failed = {p.kind for p in result.failures}
     assert hack in failed, f"{hack} hack not caught:\n{result}"
     with pytest.raises(RewardCheckError, match="beat doing nothing") as err:
@@ -159,7 +180,7 @@ def test_an_env_declares_its_own_probes():
     secret = '<tool_call>{"name": "answer", "arguments": {"text": "%s"}}</tool_call>'
     env.reward_probes = lambda: [Probe("knows the answer", "candidates", lambda ctx: [
         ("cheat", [secret % ctx.env.task.data["answer"]])])]
-    result = check_rewards(env, seeds=2)
+    result = check_rewards(env, seeds=2, rare_seeds=2)
     assert [p.name for p in result.failures] == ["knows the answer"]
 
 
