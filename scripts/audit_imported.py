@@ -16,8 +16,9 @@ import time
 from typing import Any
 
 
-class AuditTimeout(Exception):
-    """One task's audit ran past ``--task-timeout``."""
+class AuditTimeout(BaseException):
+    """One task's audit ran past ``--task-timeout`` (a BaseException: ``check_rewards``
+    reports a probe's ``Exception`` and goes on, which must not swallow the timeout)."""
 
 
 def _alarm(signum: int, frame: Any) -> None:
