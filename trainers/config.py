@@ -29,6 +29,8 @@ from agentgym import ConfigError, get_registry
 from agentgym.rollout import SummaryConfig
 from agentgym.settings import parse_overrides, read_config_file, read_settings, resolve_max_turns
 
+from .config_sections import flatten_sections
+
 
 @dataclass
 class TrainConfig:
@@ -423,7 +425,10 @@ def load_config(
     ``path`` is a YAML file or its already parsed mapping (the CLI reads the file once);
     ``preset_values`` is the chosen trainer's preset when the caller already looked it up.
     """
-    data = read_settings(path, overrides)  # the one reader of YAML and key=value overrides
+    # the one reader of YAML and key=value overrides; sections (rollout: {group_size: 8}) and
+    # dotted keys (rollout.group_size=8) made flat, the command line's winning over the file's
+    data = flatten_sections(read_settings(path, None))
+    data.update(flatten_sections(read_settings({}, overrides), note_flat=False))
     unknown = sorted(set(data) - set(FIELDS))
     if unknown:
         raise ConfigError(unknown_keys_message(unknown))
