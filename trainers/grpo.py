@@ -16,6 +16,7 @@ One step, top to bottom (:meth:`GRPOTrainer.step`):
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import random
@@ -83,6 +84,8 @@ class GRPOTrainer:
         self.sampler = make_sampler(cfg, self._task_ids(cfg.train_split))  # issue 17: curation
         eval_ids = self._task_ids(cfg.eval_split)[: cfg.eval_tasks or None]
         self.eval_ids = shard(eval_ids, self.dist.rank, self.dist.world_size)
+        self.eval_total = len(eval_ids)
+        """Held-out tasks of one evaluation, over all ranks (the progress bar says it)."""
         self.max_turns = cfg.resolved_max_turns(spec.max_turns)
         self.max_response = cfg.max_new_tokens * self.max_turns
         self.loss_fn = get_registry("losses").load(f"loss/{cfg.loss}")
@@ -339,9 +342,13 @@ class GRPOTrainer:
                                        cfg.temperature, self.autocast, cfg.logprobs)
 
     def evaluate(self) -> dict[str, float]:
-        """Held-out success (greedy and sampled) with the current weights."""
+        """Held-out success (greedy and sampled) with the current weights (the progress bar
+        says an evaluation runs)."""
         self.model.eval()
-        result = {**self.rollouts.evaluate(self.eval_ids, self.dist), **self.extra_eval_metrics()}
+        bar = getattr(self, "bar", None)
+        with bar.evaluating(self.eval_total) if bar is not None else contextlib.nullcontext():
+            result = {**self.rollouts.evaluate(self.eval_ids, self.dist),
+                      **self.extra_eval_metrics()}
         self.metrics.log(self.state.step, "eval", result)
         self.last_eval = result
         return result
@@ -353,12 +360,14 @@ class GRPOTrainer:
         cfg = self.cfg
         self.setup()
         try:
-            if cfg.resume and load_checkpoint(cfg, self.dist, self.state, self.parts()):
+            resumed = cfg.resume and load_checkpoint(cfg, self.dist, self.state, self.parts())
+            if resumed:
                 logger.info("resumed at step %d", self.state.step)
-            elif cfg.eval_at_start:
-                self.baseline = self.evaluate()
             with RunProgress(cfg.steps, enabled=cfg.progress and self.dist.is_main) as bar:
                 bar.advance_to(self.state.step)
+                self.bar = bar
+                if not resumed and cfg.eval_at_start:
+                    self.baseline = self.evaluate()
                 while self.state.step < cfg.steps:
                     metrics = self.step()
                     step = self.state.step
