@@ -134,3 +134,15 @@ def test_browser_blocks_run_against_chromium(path, tmp_path, monkeypatch):
                 raise AssertionError(f"{path.name} browser block {i} failed: {e}\n{block}") from e
     finally:
         stop_sites(tmp_path / "sites")
+
+
+@pytest.mark.slow
+def test_every_readme_command_runs_as_written_on_a_fresh_path():
+    """Every README block in one shell (make lines aside: CI's fresh clone runs those), the
+    Use block's `agentgym train` included (minutes on a CPU)."""
+    readme = _readme_runner()
+    if not (ROOT / ".venv" / "bin" / "agentgym").exists():
+        pytest.skip("no .venv (make setup) in this checkout")
+    result = readme.run(skip_make=True, timeout=3000)
+    assert result.returncode == 0, result.stdout[-4000:]
+    assert "held-out evaluation" in result.stdout  # the train command's report
