@@ -216,6 +216,14 @@ def test_trainers_use_only_the_public_api():
     assert not bad, bad
 
 
+def test_trainers_import_no_env_family_or_sandbox():
+    """The trainer runs any env through ``agentgym.make``: no env family, no sandbox by name."""
+    bad = [f"{m} imports {n}" for m in FILES if m.startswith("agentgym.trainers")
+           for n in _imports(m) + _dotted_strings(m)
+           if n.startswith(("agentgym.envs", "agentgym.sandboxes"))]
+    assert not bad, bad
+
+
 def test_envs_and_sandboxes_never_import_trainers():
     bad = [f"{m} imports {n}" for m in FILES
            if m.startswith(("agentgym.envs", "agentgym.sandboxes"))

@@ -43,7 +43,7 @@ from typing import Any
 import agentgym
 from agentgym.gateway import Gateway, GatewayLimits, GatewayServer, mcp_command
 from agentgym.policies import Policy
-from agentgym.rollout import Trajectory
+from agentgym.rollout import EpisodeReturn, Trajectory
 
 from .config import ConfigError, TrainConfig
 from .distributed import DistInfo, all_sum
@@ -198,13 +198,13 @@ class GatewayRollouts:
                             **self.cfg.env_kwargs)
         try:
             env.reset(options={"task_id": task_id})
-            total, info = 0.0, dict[str, Any]()
+            returns, info = EpisodeReturn(), dict[str, Any]()
             for text in traj.info.get("gateway", {}).get("texts", []):  # the model's own turns
                 _, reward, terminated, truncated, info = env.step(text)
-                total += float(reward)
+                returns.add(reward)
                 if terminated or truncated:
                     break
-            return total, dict(info or {})
+            return returns.total, dict(info or {})
         finally:
             env.close()
 

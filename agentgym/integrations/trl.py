@@ -30,6 +30,7 @@ from typing import Any
 from ..env import AgentEnv
 from ..errors import ToolSchemaError, missing_extra
 from ..registry import make
+from ..rollout.returns import EpisodeReturn
 from ..toolcalls import ToolCall
 
 _JSON_TYPES: dict[str, Any] = {
@@ -97,6 +98,7 @@ class TRLEnvironment:
         seed = row.get("seed")
         obs, _ = self.env.reset(seed=int(seed) if seed is not None else None, options=options)
         self.reward, self.done, self.turns = 0.0, False, 0
+        self.returns = EpisodeReturn()  # the one place an episode's return is summed
         return "\n\n" + str(obs["text"])
 
     def _call(self, name: str, arguments: dict[str, Any]) -> str:
@@ -105,7 +107,7 @@ class TRLEnvironment:
         args = {k: v for k, v in arguments.items() if v is not None}
         obs, reward, terminated, truncated, _ = self.env.step([ToolCall(name, args)])
         self.turns += 1
-        self.reward += float(reward)
+        self.reward = self.returns.add(reward)
         self.done = bool(terminated or truncated)
         return str(obs["text"])
 

@@ -38,6 +38,7 @@ from typing import Any
 from ..env import AgentEnv
 from ..errors import MissingExtra
 from ..registry import make
+from ..rollout.returns import EpisodeReturn
 from ..toolcalls import parse_tool_calls
 
 
@@ -122,7 +123,7 @@ class AgentgymLoop:
         mask: list[int] = []
         logprobs: list[float] = []
         have_logprobs = True
-        reward, turns, ended, reason = 0.0, 0, False, "response_length"
+        returns, turns, ended, reason = EpisodeReturn(), 0, False, "response_length"
         request_id = uuid.uuid4().hex
         while not ended and len(response) < self.response_length:
             out = await self.server_manager.generate(
@@ -137,7 +138,7 @@ class AgentgymLoop:
             text = self.tokenizer.decode(ids, skip_special_tokens=True)
             messages.append({"role": "assistant", "content": text})
             _, step_reward, terminated, truncated, _ = result = await env.astep(text)
-            reward += float(step_reward)
+            returns.add(step_reward)
             if terminated or truncated:
                 ended, reason = True, "terminated" if terminated else "truncated"
                 break
@@ -156,7 +157,7 @@ class AgentgymLoop:
         n = self.response_length
         return LoopResult(
             prompt_ids=prompt_ids, response_ids=response[:n], response_mask=mask[:n],
-            response_logprobs=logprobs[:n] if have_logprobs else None, reward_score=reward,
+            response_logprobs=logprobs[:n] if have_logprobs else None, reward_score=returns.total,
             num_turns=len(messages), extra_fields={"end_reason": reason, "model_turns": turns},
         )
 

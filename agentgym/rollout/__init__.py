@@ -16,6 +16,7 @@ from .limits import DEFAULT_MAX_TURNS, resolve_max_turns
 from .lockstep import LockstepEngine
 from .metrics import pass_at_k, per_task, summarize, wilson_interval
 from .pool import EnvPool, PoolTimeout
+from .returns import EpisodeReturn
 from .semionline import ActionMatcher, CopyResult, SemiOnlineRollout, StepSample, matcher_for_env
 from .sop import evaluate_sop, sop_for_tasks, sop_metrics
 from .stats import BusyTracker, EngineStats
@@ -35,6 +36,7 @@ __all__ = [
     "EnvPool",
     "EnvWorker",
     "Episode",
+    "EpisodeReturn",
     "EpisodeRequest",
     "ExpertStep",
     "ExpertTrajectory",

@@ -26,6 +26,7 @@ from ..errors import PolicyError, is_infrastructure_error
 from ..policies.base import EpisodeContext, Generation, Policy, SamplingParams, derive_seed
 from .chat import ChatFormat
 from .history import REPLACE_CONTEXT, HistoryCompression, observations_to_compress
+from .returns import EpisodeReturn
 from .stats import BusyTracker
 from .summary import (
     SUMMARIZE,
@@ -113,6 +114,8 @@ class Episode:
         self._t0 = time.monotonic()
         self._deadline = self._t0 + config.episode_timeout_s
         self.timings = {"policy_s": 0.0, "env_s": 0.0, "queue_s": 0.0}
+        self.returns = EpisodeReturn()
+        """The episode's return, summed in the one place that sums returns."""
         self._last_info: dict[str, Any] = {}
         self._policy_state: dict[str, Any] = {}
         self._env_spans: dict[int, tuple[int, int, list[int]]] = {}
@@ -266,8 +269,10 @@ class Episode:
             self._fail(e, "env step", env=True)
             return
         self._last_info = info
-        t.step_rewards.append(float(reward))
-        t.reward = float(sum(t.step_rewards))
+        t.reward = self.returns.add(reward)
+        t.step_rewards = list(self.returns.steps)
+        if self.returns.error:
+            t.info["reward_error"] = self.returns.error
         if info.get("aborted"):
             t.final_observation = obs.get("text", "")
             self.env_failed = True
