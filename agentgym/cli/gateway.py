@@ -22,8 +22,8 @@ def gateway(
         "--allow-public", help="Allow a non-loopback --host (clients then need the bearer "
         "token).")] = False,
     token: Annotated[str | None, typer.Option(
-        help="Bearer token (the agents' OPENAI_API_KEY; default: $AGENTGYM_SERVE_TOKEN; "
-             "generated and shown for a public --host).", show_default=False)] = None,
+        help="Bearer token (the agents' OPENAI_API_KEY; default: $AGENTGYM_SERVE_TOKEN, else "
+             "generated and shown).", show_default=False)] = None,
     max_new_tokens: Annotated[int, typer.Option(help="Most tokens one call generates.")] = 512,
     max_context_tokens: Annotated[int, typer.Option(
         help="Longest episode branch in tokens.")] = 8192,
@@ -36,7 +36,7 @@ def gateway(
     from ..serve.run import access_for, run_uvicorn
 
     access = run_guarded(access_for, host, token=token, allow_public=allow_public,
-                         what="the gateway")
+                         what="the gateway", require_token=True)
     require_free_port(host, port)  # before the model loads: one line if the port is busy
     loaded = run_guarded(load_policy, policy)
     limits = GatewayLimits(max_new_tokens=max_new_tokens, max_context_tokens=max_context_tokens)

@@ -9,6 +9,12 @@ the same statuses (those of the MCP SDK's DNS-rebinding protection)::
     bearer token missing or wrong                       401
     POST whose Content-Type is not application/json     415
     body over max_body_bytes (counted as it arrives)    413
+    body not complete within body_timeout_s             408
+
+An Origin passes only when it is the server's own: a loopback name on the port this server
+listens on (from the ASGI scope), or an exact entry of ``allowed_origins``. Loopback is not a
+trust boundary: any page the user opens can send requests to any loopback port, so a page on
+another port (``http://127.0.0.1:3000``) is refused like any other site.
 
 A WebSocket handshake that fails a check is answered with the same status (the ASGI
 ``websocket.http.response`` extension) or, where the server lacks it, refused with a 403.
@@ -21,6 +27,7 @@ bind without ``allow_public``.
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import ipaddress
 import json
@@ -32,6 +39,9 @@ from typing import Any
 DEFAULT_MAX_BODY_BYTES = 4 * 2**20
 """Largest request body (and WebSocket message) a server reads: 4 MiB."""
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+DEFAULT_BODY_TIMEOUT_S = 30.0
+"""Longest time a request body may take to arrive (a client that stalls is cut with 408)."""
+_DEFAULT_PORTS = {"http": "80", "https": "443", "ws": "80", "wss": "443"}
 TOKEN_ENV = "AGENTGYM_SERVE_TOKEN"
 """Environment variable holding the bearer token (server and clients)."""
 _PORT = re.compile(r"^\d{1,5}$")
@@ -61,6 +71,19 @@ def new_token() -> str:
     return secrets.token_urlsafe(32)
 
 
+def _origin(value: str, own_port: str | None = "") -> tuple[str, str, str] | None:
+    """``(scheme, host, port)`` of an origin, the scheme's default port filled in; an entry
+    without a port takes ``own_port`` (None: it matches nothing)."""
+    scheme, sep, rest = value.strip().lower().partition("://")
+    parts = _split_hostport(rest) if sep and "/" not in rest else None
+    if parts is None:
+        return None
+    host, port = parts
+    if port is None:
+        port = _DEFAULT_PORTS.get(scheme) if own_port == "" else own_port
+    return None if port is None else (scheme, host, port.lstrip("0") or "0")
+
+
 def _split_hostport(value: str) -> tuple[str, str | None] | None:
     """``host[:port]`` split in two; None when the port is not a number."""
     if value.startswith("["):
@@ -85,11 +108,15 @@ class GuardSettings:
     allowed_hosts: tuple[str, ...] | None = LOOPBACK_NAMES
     """Host header names (any port) accepted; None accepts any (a public bind with a token)."""
     allowed_origins: tuple[str, ...] = tuple(f"http://{h}" for h in LOOPBACK_NAMES)
-    """Origins (``scheme://host``, any port) accepted; requests without Origin always pass."""
+    """Origins accepted; requests without Origin always pass. An entry with a port
+    (``http://localhost:3000``) matches exactly; one without (``http://localhost``) matches
+    that scheme and host on this server's own port only."""
     token: str | None = None
     """Bearer token every request must carry (``Authorization: Bearer ...``); None: none."""
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     """Largest request body read."""
+    body_timeout_s: float = DEFAULT_BODY_TIMEOUT_S
+    """Longest time the whole request body may take to arrive."""
 
     def host_ok(self, host: str | None) -> bool:
         """Whether the Host header names this server (not a rebinding name)."""
@@ -100,13 +127,19 @@ class GuardSettings:
             return False
         return self.allowed_hosts is None or parts[0] in self.allowed_hosts
 
-    def origin_ok(self, origin: str | None) -> bool:
-        """Whether the Origin header (absent for non-browser clients) is allowed."""
+    def origin_ok(self, origin: str | None, port: int | None = None) -> bool:
+        """Whether the Origin header (absent for non-browser clients) is allowed for a server
+        listening on ``port`` (None: only entries with an explicit port can match)."""
         if origin is None:
             return True
-        scheme, sep, rest = origin.strip().lower().partition("://")
-        parts = _split_hostport(rest) if sep and "/" not in rest else None
-        return parts is not None and f"{scheme}://{parts[0]}" in self.allowed_origins
+        parsed = _origin(origin)
+        if parsed is None:
+            return False
+        for allowed in self.allowed_origins:
+            entry = _origin(allowed, own_port=None if port is None else str(port))
+            if entry is not None and entry == parsed:
+                return True
+        return False
 
     def token_ok(self, authorization: str | None) -> bool:
         """Whether the Authorization header carries the token (always, when there is none)."""
@@ -145,7 +178,9 @@ class RequestGuard:
         s = self.settings
         if not s.host_ok(headers.get("host")):
             return 421, "invalid Host header: this server answers only to its own name"
-        if not s.origin_ok(headers.get("origin")):
+        server = scope.get("server")
+        port = server[1] if isinstance(server, tuple | list) and len(server) > 1 else None
+        if not s.origin_ok(headers.get("origin"), port):
             return 403, "invalid Origin header: web pages may not call this server"
         if not s.token_ok(headers.get("authorization")):
             return 401, "missing or wrong bearer token (Authorization: Bearer <token>)"
@@ -171,7 +206,13 @@ class RequestGuard:
                 await _refuse_websocket(scope, receive, send, *refusal)
             return
         if scope["type"] == "http":
-            body = await _read_body(receive, self.settings.max_body_bytes)
+            try:
+                body = await asyncio.wait_for(_read_body(receive, self.settings.max_body_bytes),
+                                              self.settings.body_timeout_s)
+            except TimeoutError:
+                await _send_json(send, 408, "the request body did not arrive within "
+                                            f"{self.settings.body_timeout_s:g} s")
+                return
             if body is None:
                 await _send_json(send, 413, f"request body over {self.settings.max_body_bytes} "
                                             "bytes")
@@ -216,7 +257,7 @@ async def _send_json(send: Any, status: int, detail: str, kind: str = "http.resp
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     if status == 401:
         headers.append((b"www-authenticate", b'Bearer realm="agentgym"'))
-    if status == 413:  # stop the client sending: the rest of the body is never read
+    if status in (408, 413):  # stop the client sending: the rest of the body is never read
         headers.append((b"connection", b"close"))
     await send({"type": f"{kind}.start", "status": status, "headers": headers})
     await send({"type": f"{kind}.body", "body": body})
@@ -234,6 +275,7 @@ async def _refuse_websocket(scope: dict[str, Any], receive: Any, send: Any, stat
 
 
 __all__ = [
+    "DEFAULT_BODY_TIMEOUT_S",
     "DEFAULT_MAX_BODY_BYTES",
     "LOOPBACK_NAMES",
     "TOKEN_ENV",

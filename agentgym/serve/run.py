@@ -40,16 +40,18 @@ class Access:
 
 
 def access_for(host: str, *, token: str | None = None, allow_public: bool = False,
-               max_body_bytes: int = DEFAULT_MAX_BODY_BYTES, what: str = "the server") -> Access:
+               max_body_bytes: int = DEFAULT_MAX_BODY_BYTES, what: str = "the server",
+               require_token: bool = False) -> Access:
     """Decide a server's access rules from its bind address (the one place this is decided).
 
     ``token`` (else ``$AGENTGYM_SERVE_TOKEN``) is required of every client when given; a
-    non-loopback ``host`` needs ``allow_public`` and gets a generated token when none is given.
-    Raises ValueError for a public host without ``allow_public``.
+    non-loopback ``host``, or any host with ``require_token`` (the gateway: its clients post
+    rewards and read prompts, and loopback is shared by every local user), gets a generated
+    token when none is given. A public ``host`` needs ``allow_public`` (else ValueError).
     """
     check_bind(host, allow_public, what)
     token = token or os.environ.get(TOKEN_ENV) or None
-    generated = token is None and not is_loopback(host)
+    generated = token is None and (require_token or not is_loopback(host))
     if generated:
         token = new_token()
     return Access(guard_for(host, token=token, max_body_bytes=max_body_bytes), generated)

@@ -20,14 +20,22 @@ def test_host_names_on_a_loopback_bind(host, ok):
 
 
 @pytest.mark.parametrize(("origin", "ok"), [
-    (None, True), ("http://127.0.0.1:3000", True), ("HTTP://LOCALHOST:8000", True),
-    ("http://[::1]:8000", True), ("http://localhost", True),
+    (None, True), ("HTTP://LOCALHOST:8000", True), ("http://[::1]:8000", True),
+    ("http://127.0.0.1:8000", True), ("http://127.0.0.1:08000", True),
+    ("http://127.0.0.1:3000", False), ("http://localhost", False),  # another port: another site
     ("http://evil.example", False), ("null", False), ("http://localhost.evil.example", False),
     ("https://localhost:8000", False), ("http://localhost:80/path", False),
     ("http://localhost:8000.evil", False), ("file://", False), ("", False),
 ])
 def test_origins(origin, ok):
-    assert GuardSettings().origin_ok(origin) is ok
+    """On a server listening on port 8000, only its own origin passes (issue 35)."""
+    assert GuardSettings().origin_ok(origin, 8000) is ok
+
+
+def test_origins_without_a_known_port_need_an_explicit_entry():
+    assert not GuardSettings().origin_ok("http://localhost:8000")
+    assert GuardSettings(allowed_origins=("http://localhost:8000",)).origin_ok(
+        "http://localhost:8000")
 
 
 def test_tokens():
