@@ -7,8 +7,9 @@ replaces the previous demo's folders):
 
 1. ``agentgym train configs/demo_shop_cpu.yaml``: behaviour cloning on the scripted expert's
    train episodes, then GRPO; the held-out ``test`` tasks (never trained on) are evaluated
-   greedily before training, after behaviour cloning and at the end. The before/after lands in
-   ``runs/demo/train/summary.json`` and in the picture ``runs/demo/train/report.png``.
+   greedily and sampled before training, after behaviour cloning and at the end, so the report
+   shows BC's gain and GRPO's own share on top of it (``runs/demo/train/metrics.jsonl``, the
+   picture ``runs/demo/train/report.png``).
 2. ``agentgym eval`` of the trained model on the held-out tasks with a trajectory viewer
    (``runs/demo/eval_after/viewer/index.html``): every episode, turn by turn.
 
@@ -46,30 +47,46 @@ def agentgym(*args: str) -> None:
         sys.exit(done.returncode)
 
 
-def before_after(train_dir: Path) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The first and last held-out evaluation of a run (its ``summary.json``)."""
-    summary = json.loads((train_dir / "summary.json").read_text(encoding="utf-8"))
-    if not summary.get("baseline") or not summary.get("final"):
-        raise SystemExit(f"{train_dir}/summary.json has no before/after evaluation")
-    return summary["baseline"], summary["final"]
+BC_STEPS = 4
+"""The config's behaviour-cloning steps: the evaluation at this step is BC's alone."""
+
+
+def evaluations(train_dir: Path) -> dict[int, dict[str, Any]]:
+    """The run's held-out evaluations by step (its ``metrics.jsonl``)."""
+    rows = [json.loads(line) for line in
+            (train_dir / "metrics.jsonl").read_text(encoding="utf-8").splitlines() if line]
+    evals = {int(r["step"]): r for r in rows if r.get("kind") == "eval"}
+    if 0 not in evals or BC_STEPS not in evals or max(evals) <= BC_STEPS:
+        raise SystemExit(f"{train_dir}/metrics.jsonl lacks the evaluations before training, "
+                         f"after BC (step {BC_STEPS}) or after GRPO")
+    return evals
 
 
 def report(train_dir: Path, eval_dir: Path, minutes: float) -> list[str]:
-    """The demo's closing lines: before/after, the wall time and what to open."""
-    before, after = before_after(train_dir)
-    b, a = before["success_greedy"], after["success_greedy"]
-    lines = [
-        f"held-out success on {ENV} ({after.get('episodes_greedy', '?')} tasks never trained "
-        f"on, greedy): before {b:.0%} -> after {a:.0%} ({100 * (a - b):+.0f} points) "
-        f"in {minutes:.1f} min",
-        f"learning curve and before/after: {train_dir / 'report.png'}",
-        f"numbers: {train_dir / 'summary.json'}",
-    ]
+    """The demo's closing lines: before / after BC / after BC + GRPO, time, what to open."""
+    evals = evaluations(train_dir)
+    before, bc, rl = evals[0], evals[BC_STEPS], evals[max(evals)]
+    tasks = rl.get("episodes_greedy", "?")
+    lines = [f"held-out success on {ENV} ({tasks} tasks never trained on), in {minutes:.1f} min:"]
+    for mode in ("greedy", "sampled"):
+        key = f"success_{mode}"
+        if key not in rl:
+            continue
+        b, c, r = before[key], bc[key], rl[key]
+        lines.append(f"  {mode:7s}: before {b:4.0%} -> after BC {c:4.0%} -> after BC + GRPO "
+                     f"{r:4.0%}  (BC {100 * (c - b):+.0f} points, GRPO's own share "
+                     f"{100 * (r - c):+.0f} points)")
+    lines += [f"learning curve (BC loss, GRPO reward, held-out success): "
+              f"{train_dir / 'report.png'}",
+              f"numbers: {train_dir / 'metrics.jsonl'} and {train_dir / 'summary.json'}"]
     viewer = eval_dir / "viewer" / "index.html"
     if viewer.is_file():
-        lines.append(f"trajectories of the trained model (open in a browser): "
-                     f"{viewer.resolve()}")
-    lines.append(f"demo_gain_greedy={a - b:.3f}")
+        lines.append(f"trajectories of the trained model on {EVAL_ARGS[1]} held-out tasks "
+                     f"(open in a browser): {viewer.resolve()}")
+    if "success_sampled" in rl:
+        lines.append(f"demo_rl_share_sampled_points="
+                     f"{100 * (rl['success_sampled'] - bc['success_sampled']):.1f}")
+    lines.append(f"demo_gain_greedy={rl['success_greedy'] - before['success_greedy']:.3f}")
     return lines
 
 

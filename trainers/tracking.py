@@ -93,15 +93,25 @@ def read_metrics(path: str | Path) -> list[dict[str, Any]]:
 
 
 def plot_report(metrics_path: str | Path, out_png: str | Path, title: str = "") -> Path:
-    """Learning curves as one PNG: training rollouts (reward, success; the behaviour-cloning
-    steps' loss on their own axis) and held-out success, greedy and sampled, with the first and
-    last evaluation written on the curve (the run's before/after)."""
+    """Learning curves as one PNG (:func:`report_figure` of the run's ``metrics.jsonl``)."""
+    import matplotlib.pyplot as plt
+
+    fig = report_figure(read_metrics(metrics_path), title)
+    out = Path(out_png)
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
+def report_figure(rows: list[dict[str, Any]], title: str = "") -> Any:
+    """The report's figure: training rollouts (reward, success; the behaviour-cloning steps'
+    loss on their own axis, the BC and GRPO phases shaded) and held-out success, greedy and
+    sampled, with the first and last evaluation written on the curve (the run's before/after)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = read_metrics(metrics_path)
     train = [r for r in rows if r["kind"] == "train" and "reward" in r]
     bc = [r for r in rows if r["kind"] == "train" and "bc_loss" in r]
     evals = [r for r in rows if r["kind"] == "eval"]
@@ -111,9 +121,14 @@ def plot_report(metrics_path: str | Path, out_png: str | Path, title: str = "") 
                  label="reward")
         ax1.plot([r["step"] for r in train], [r.get("success", 0) for r in train],
                  label="success", alpha=0.6)
+    loss_ax = None
     if bc:
-        ax1.axvspan(0, max(r["step"] for r in bc), color="tab:gray", alpha=0.12,
-                    label="behaviour cloning")
+        bc_end = max(r["step"] for r in bc)
+        ax1.axvspan(0, bc_end, color="tab:gray", alpha=0.12, label="behaviour cloning")
+        last = max([r["step"] for r in rows] or [bc_end])
+        if last > bc_end:
+            ax1.axvspan(bc_end, last, color="tab:green", alpha=0.08, label="GRPO")
+        ax2.axvline(bc_end, color="tab:gray", linestyle=":", label="end of BC")
         loss_ax = ax1.twinx()
         loss_ax.plot([r["step"] for r in bc], [r["bc_loss"] for r in bc], color="tab:purple",
                      marker=".", label="BC loss")
@@ -135,16 +150,18 @@ def plot_report(metrics_path: str | Path, out_png: str | Path, title: str = "") 
     ax2.set_title(f"held-out success ({held_out} tasks never trained on)" if held_out
                   else "held-out success")
     ax2.set_ylim(-0.05, 1.05)
-    for ax in (ax1, ax2):
-        if ax.get_lines():
-            ax.legend(loc="center right")
+    handles, labels = ax1.get_legend_handles_labels()
+    if loss_ax is not None:  # the BC loss lives on its own axis: one legend for both
+        more = loss_ax.get_legend_handles_labels()
+        handles, labels = handles + more[0], labels + more[1]
+    if handles:
+        ax1.legend(handles, labels, loc="center right", fontsize=8)
+    if ax2.get_lines():
+        ax2.legend(loc="center right", fontsize=8)
     if title:
         fig.suptitle(title)
     fig.tight_layout()
-    out = Path(out_png)
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    return out
+    return fig
 
 
-__all__ = ["MetricsLogger", "plot_report", "read_metrics"]
+__all__ = ["MetricsLogger", "plot_report", "read_metrics", "report_figure"]

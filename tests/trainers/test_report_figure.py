@@ -1,0 +1,26 @@
+"""The run report's picture names every curve and phase (BC loss, BC, GRPO, end of BC)."""
+
+from __future__ import annotations
+
+from agentgym.trainers.tracking import plot_report, report_figure
+
+ROWS = ([{"kind": "eval", "step": 0, "success_greedy": 0.0, "success_sampled": 0.0,
+          "episodes_greedy": 20}]
+        + [{"kind": "train", "step": s, "bc_loss": 2.0 / s} for s in (1, 2, 3, 4)]
+        + [{"kind": "eval", "step": 4, "success_greedy": 1.0, "success_sampled": 0.8}]
+        + [{"kind": "train", "step": s, "reward": 0.9, "success": 0.9} for s in (5, 6, 7)]
+        + [{"kind": "eval", "step": 7, "success_greedy": 1.0, "success_sampled": 0.95}])
+
+
+def test_report_legend_names_bc_loss_and_the_grpo_phase(tmp_path):
+    fig = report_figure(ROWS)
+    train_ax, held_out_ax = fig.axes[0], fig.axes[1]
+    labels = [t.get_text() for t in train_ax.get_legend().get_texts()]
+    assert {"reward", "behaviour cloning", "GRPO", "BC loss"} <= set(labels)
+    assert "end of BC" in [t.get_text() for t in held_out_ax.get_legend().get_texts()]
+    assert "20 tasks never trained on" in held_out_ax.get_title()
+    import json
+
+    path = tmp_path / "metrics.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in ROWS))
+    assert plot_report(path, tmp_path / "report.png").stat().st_size > 10_000
