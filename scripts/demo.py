@@ -47,25 +47,25 @@ def agentgym(*args: str) -> None:
         sys.exit(done.returncode)
 
 
-BC_STEPS = 4
-"""The config's behaviour-cloning steps: the evaluation at this step is BC's alone."""
+def evaluations(train_dir: Path) -> tuple[dict[int, dict[str, Any]], int]:
+    """The run's held-out evaluations by step (its ``metrics.jsonl``) and its BC steps (its
+    ``config.yaml``): the evaluation at that step is behaviour cloning's alone."""
+    import yaml
 
-
-def evaluations(train_dir: Path) -> dict[int, dict[str, Any]]:
-    """The run's held-out evaluations by step (its ``metrics.jsonl``)."""
+    bc_steps = int(yaml.safe_load((train_dir / "config.yaml").read_text())["bc_steps"])
     rows = [json.loads(line) for line in
             (train_dir / "metrics.jsonl").read_text(encoding="utf-8").splitlines() if line]
     evals = {int(r["step"]): r for r in rows if r.get("kind") == "eval"}
-    if 0 not in evals or BC_STEPS not in evals or max(evals) <= BC_STEPS:
+    if 0 not in evals or bc_steps not in evals or max(evals) <= bc_steps:
         raise SystemExit(f"{train_dir}/metrics.jsonl lacks the evaluations before training, "
-                         f"after BC (step {BC_STEPS}) or after GRPO")
-    return evals
+                         f"after BC (step {bc_steps}) or after GRPO")
+    return evals, bc_steps
 
 
 def report(train_dir: Path, eval_dir: Path, minutes: float) -> list[str]:
     """The demo's closing lines: before / after BC / after BC + GRPO, time, what to open."""
-    evals = evaluations(train_dir)
-    before, bc, rl = evals[0], evals[BC_STEPS], evals[max(evals)]
+    evals, bc_steps = evaluations(train_dir)
+    before, bc, rl = evals[0], evals[bc_steps], evals[max(evals)]
     tasks = rl.get("episodes_greedy", "?")
     lines = [f"held-out success on {ENV} ({tasks} tasks never trained on), in {minutes:.1f} min:"]
     for mode in ("greedy", "sampled"):
