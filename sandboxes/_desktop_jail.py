@@ -34,6 +34,7 @@ import fcntl
 import os
 import pwd
 import secrets
+import shlex
 import shutil
 import stat
 import subprocess
@@ -217,16 +218,28 @@ class Jail:
     max_file_bytes: int = 256 * 1024 * 1024
     """Largest file a desktop process may write (``RLIMIT_FSIZE``)."""
     bwrap: str = field(default_factory=lambda: shutil.which("bwrap") or "bwrap")
+    cgroup_procs: tuple[str, ...] = ()
+    """``cgroup.procs`` files of the desktop's cgroup (one per controller): every process the
+    jail starts enters it first, so the desktop's memory is capped as a whole."""
+    max_memory_bytes: int | None = None
+    """Without a cgroup: each process's address space (``RLIMIT_AS``); None: no cap."""
 
     def host_argv(self, argv: Sequence[str]) -> list[str]:
-        """``argv`` run as the desktop's uid, capability-free, with the process cap."""
-        fsize = f"--fsize={self.max_file_bytes}:{self.max_file_bytes}"
+        """``argv`` run as the desktop's uid, capability-free, with the process and memory
+        caps (in the desktop's cgroup where there is one)."""
+        limits = [f"--fsize={self.max_file_bytes}:{self.max_file_bytes}"]
+        if self.max_memory_bytes is not None and not self.cgroup_procs:
+            limits.append(f"--as={self.max_memory_bytes}:{self.max_memory_bytes}")
+        enter = []
+        if self.cgroup_procs:  # move this shell (and so all it starts) into the cgroup first
+            files = " ".join(shlex.quote(f) for f in self.cgroup_procs)
+            enter = ["sh", "-c", f'echo $$ | tee {files} >/dev/null && exec "$@"', "sh"]
         if self.uid is None:
-            return ["prlimit", fsize, "--", *argv]
-        return ["setpriv", f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups",
-                "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--",
-                "prlimit", f"--nproc={self.max_processes}:{self.max_processes}", fsize, "--",
-                *argv]
+            return [*enter, "prlimit", *limits, "--", *argv]
+        return [*enter, "setpriv", f"--reuid={self.uid}", f"--regid={self.uid}",
+                "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs",
+                "--", "prlimit", f"--nproc={self.max_processes}:{self.max_processes}", *limits,
+                "--", *argv]
 
     def _mounts(self, *, service: bool = False) -> list[str]:
         """The jail's file system: read-only system, fresh /tmp, the desktop's own folders.

@@ -52,6 +52,7 @@ from agentgym.sandbox import (
 )
 
 from . import _desktop_reaper as reaper
+from ._cgroup import create_run_cgroup
 from ._desktop_a11y import a11y_parts, start_a11y_bus
 from ._desktop_files import empty_folder, read_no_follow
 from ._desktop_jail import (
@@ -112,6 +113,10 @@ class DesktopConfig:
     max_file_bytes: int = 256 * 1024 * 1024
     """Largest file a process of the desktop may write (a terminal cannot fill the disk with
     one file; the home's total size is not capped)."""
+    memory_mb: int = 2048
+    """Memory of the whole desktop (X server, window manager, apps): a cgroup's ``memory.max``
+    where this process may create one (root), else each process's address space
+    (``RLIMIT_AS``), which caps one process but not their sum."""
     accessibility: bool = False
     """Start a private AT-SPI bus (when at-spi2-core is installed) so GTK apps publish their
     widget trees; :attr:`DesktopSandbox.a11y_address` (None when not started)."""
@@ -160,13 +165,19 @@ class DesktopSandbox(Sandbox):
                 uid, self._uid_lock = allocate_uid(STATE_DIR)
             self.uid = uid
             """Host uid of the desktop's processes (None: the caller's own)."""
+            self._cgroup = create_run_cgroup(SandboxLimits(
+                memory_mb=self.config.memory_mb, pids=self.config.max_processes,
+                cpus=float(os.cpu_count() or 1))) if uid is not None else None
             self.jail = Jail(
                 uid=uid, display_socket="", xauthority=self.root / "x" / "Xauthority",
                 home=self.home, runtime=self.root / "run", bus=self.root / "bus",
                 private=self.root / "private",
                 etc=self.root / "x", share=self.config.share,
                 max_processes=self.config.max_processes,
-                max_file_bytes=self.config.max_file_bytes, bwrap=self._bwrap or "bwrap")
+                max_file_bytes=self.config.max_file_bytes, bwrap=self._bwrap or "bwrap",
+                cgroup_procs=tuple(str(d / "cgroup.procs") for d in self._cgroup.dirs.values())
+                if self._cgroup else (),
+                max_memory_bytes=self.config.memory_mb * 1024 * 1024)
             (self.root / "x").mkdir()
             # the jail binds copies: the desktop's uid may not reach the checkout (a clone
             # under a 0700 folder), and the apps then see no file of the checkout at all
@@ -443,6 +454,9 @@ class DesktopSandbox(Sandbox):
         if self._watcher is not None:
             self._watcher.kill()
             self._watcher.wait()
+        if getattr(self, "_cgroup", None) is not None:
+            self._cgroup.destroy()
+            self._cgroup = None
         if self._uid_lock >= 0:
             os.close(self._uid_lock)
             self._uid_lock = -1
