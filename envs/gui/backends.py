@@ -35,8 +35,35 @@ KEY_GAP_S = 0.01
 """Gap between two key events sent over VNC."""
 
 
+CALL_TIMEOUT_S = 10.0
+"""Deadline of one call to the display (a screenshot, an XTEST event, an xdotool command): a
+program holding an X server grab blocks every other client, and no step may hang on it."""
+
+
 class BackendError(InfrastructureError):
     """The display or the VNC connection failed."""
+
+
+def _bounded(fn: Any, what: str, timeout_s: float = CALL_TIMEOUT_S) -> Any:
+    """``fn()`` on a worker thread, or :class:`BackendError` after ``timeout_s`` (the thread is
+    left blocked in the X library until the display answers or closes)."""
+    result: list[Any] = []
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            result.append(fn())
+        except BaseException as e:  # re-raised in the caller's thread
+            failure.append(e)
+
+    worker = threading.Thread(target=run, name="agentgym-display-call", daemon=True)
+    worker.start()
+    worker.join(timeout_s)
+    if worker.is_alive():
+        raise BackendError(f"{what}: the display did not answer within {timeout_s:g} s")
+    if failure:
+        raise failure[0]
+    return result[0] if result else None
 
 
 class Backend(ABC):
@@ -83,7 +110,15 @@ class LocalBackend(Backend):
         self._conn: Any = None
 
     def _pointer(self, x: int | None, y: int | None, button: int = 0, clicks: int = 0) -> None:
-        """Move to ``(x, y)`` (when given), then click ``button`` ``clicks`` times, via XTEST."""
+        """Move to ``(x, y)`` (when given), then click ``button`` ``clicks`` times, via XTEST
+        (within :data:`CALL_TIMEOUT_S`; a connection that timed out is dropped unclosed)."""
+        try:
+            _bounded(lambda: self._pointer_now(x, y, button, clicks), "XTEST")
+        except BackendError:
+            self._conn = None  # its thread may still be blocked on it
+            raise
+
+    def _pointer_now(self, x: int | None, y: int | None, button: int, clicks: int) -> None:
         try:
             from Xlib import X
             from Xlib import error as xerror
@@ -126,7 +161,7 @@ class LocalBackend(Backend):
     def _xdotool(self, *args: str) -> str:
         try:
             done = subprocess.run(["xdotool", *args], env=self.env, capture_output=True,
-                                  text=True, timeout=20)
+                                  text=True, timeout=CALL_TIMEOUT_S + 10)  # typing takes time
         except (OSError, subprocess.TimeoutExpired) as e:
             raise BackendError(f"xdotool failed: {e}") from e
         if done.returncode != 0 and "open display" in done.stderr:
@@ -185,9 +220,14 @@ class LocalBackend(Backend):
             import mss
         except ImportError as e:
             raise missing_extra("mss", "gui") from e
-        try:
+        def grab() -> Any:
             with mss.MSS(display=self.display) as grabber:
-                shot = grabber.grab(grabber.monitors[0])
+                return grabber.grab(grabber.monitors[0])
+
+        try:
+            shot = _bounded(grab, f"screenshot of {self.display}")
+        except BackendError:
+            raise
         except Exception as e:  # mss raises its own ScreenShotError and Xlib errors
             raise BackendError(f"screenshot of {self.display} failed: {e}") from e
         return Image.frombytes("RGB", shot.size, shot.bgra, "raw", "BGRX")
@@ -343,4 +383,5 @@ class VNCBackend(Backend):
             pass
 
 
-__all__ = ["Backend", "BackendError", "LocalBackend", "VNCBackend", "png_bytes", "vnc_key"]
+__all__ = ["CALL_TIMEOUT_S", "Backend", "BackendError", "LocalBackend", "VNCBackend", "png_bytes",
+           "vnc_key"]

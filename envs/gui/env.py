@@ -37,10 +37,17 @@ from agentgym.tools import Tool, ToolSet
 
 from .actions import TERMINAL, ActionError, Primitive
 from .atspi import accessibility_tree, render_accessibility
-from .backends import CLICK_SETTLE_S, Backend, LocalBackend, VNCBackend, png_bytes
+from .backends import (
+    CLICK_SETTLE_S,
+    Backend,
+    BackendError,
+    LocalBackend,
+    VNCBackend,
+    png_bytes,
+)
 from .evaluators import evaluate
 from .expert import expert_turns
-from .faults import SelfInflicted, check_desktop, run_within
+from .faults import SelfInflicted, blame_display, check_desktop, run_within
 from .parse import ACTION_SPACES, parse_action
 from .screen import pointer, render_widgets, render_windows, window_list
 from .tasks import APPS_FILE, STATE_FILE, load_task_set
@@ -281,6 +288,11 @@ class DesktopEnv(AgentEnv):
             return make_observation(f"Error: cannot read the action: {e}"), 0.0, False, False, info
         try:
             return self._perform(prims)
+        except BackendError as e:  # a grab by the agent's own program, or the display's fault
+            blamed = blame_display(self.desktop, e)
+            if isinstance(blamed, SelfInflicted):
+                return self._fail(str(blamed))
+            return self._abort(str(e))
         except InfrastructureError as e:
             return self._abort(str(e))
         except SelfInflicted as e:

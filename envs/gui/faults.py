@@ -57,6 +57,29 @@ def check_desktop(desktop: DesktopSandbox | None,
                                 f"(exit status {code})")
 
 
+def display_answers(desktop: DesktopSandbox, timeout_s: float = 3.0) -> bool:
+    """Whether the desktop's X server answers a client within ``timeout_s``."""
+    try:
+        done = subprocess.run(["xdotool", "getmouselocation"], env=desktop.environ(),
+                              capture_output=True, timeout=timeout_s, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
+
+
+def blame_display(desktop: DesktopSandbox | None, error: Exception) -> Exception:
+    """Who failed a display call: :class:`SelfInflicted` when the desktop's own programs held
+    the display (it answers again once they are killed: an X server grab), else ``error`` (a
+    display that answers, or does not even then, failed by itself: infrastructure)."""
+    if desktop is None or display_answers(desktop):
+        return error
+    desktop.kill_apps()
+    if display_answers(desktop, timeout_s=5.0):
+        return SelfInflicted(f"a program on the desktop held the X server (a grab) so the "
+                             f"display stopped answering; the apps were killed ({error})")
+    return error
+
+
 def run_within(backend: Backend, p: Primitive, deadline: float, *, settle: bool = True) -> bool:
     """Run ``p`` on ``backend`` without passing ``deadline``; False when it had to be cut."""
     if p.kind == "wait":
@@ -73,4 +96,5 @@ def run_within(backend: Backend, p: Primitive, deadline: float, *, settle: bool 
     return True
 
 
-__all__ = ["TYPE_CHUNK", "SelfInflicted", "check_desktop", "run_within"]
+__all__ = ["TYPE_CHUNK", "SelfInflicted", "blame_display", "check_desktop", "display_answers",
+           "run_within"]
