@@ -14,6 +14,7 @@ is refused in one line naming what to pass instead.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -75,15 +76,13 @@ def _run_config(path: Path) -> dict[str, Any]:
     return data
 
 
-def _load_base(name: str) -> tuple[Any, Any]:
+def _load_base(name: str, load_named: Callable[[str], tuple[Any, Any]]) -> tuple[Any, Any]:
     if _ENTRY_POINT.match(name):
         from .specs import load_entry_point
 
         model, tokenizer = load_entry_point(name)()
         return model, tokenizer
-    from .models import load_model_and_tokenizer
-
-    return load_model_and_tokenizer(name, device="cpu")
+    return load_named(name)
 
 
 def _weights(path: Path) -> dict[str, Any]:
@@ -109,13 +108,17 @@ def _with_lora(model: Any, cfg: dict[str, Any]) -> Any:
     return get_peft_model(model, lora)
 
 
-def load_checkpoint_model(path: Path, *, device: str = "cpu",
-                          dtype: Any = None) -> tuple[Any, Any]:
-    """The run's base model with checkpoint ``path``'s weights (LoRA merged), and its tokenizer."""
+def load_checkpoint_model(path: Path, load_named: Callable[[str], tuple[Any, Any]], *,
+                          device: str = "cpu", dtype: Any = None) -> tuple[Any, Any]:
+    """The run's base model with checkpoint ``path``'s weights (LoRA merged), and its tokenizer.
+
+    ``load_named`` loads a base model by name (an alias, folder or hub id) on the CPU:
+    :func:`agentgym.models.load_model_and_tokenizer`, passed in by it.
+    """
     import torch
 
     cfg = _run_config(path)
-    model, tokenizer = _load_base(cfg["model"])
+    model, tokenizer = _load_base(cfg["model"], load_named)
     model = model.float()
     lora = bool(cfg.get("lora"))
     if lora:

@@ -175,7 +175,8 @@ def load_model_and_tokenizer(
 
     path = resolve_model_path(name)
     if path.is_dir() and is_training_checkpoint(path):
-        return load_checkpoint_model(path, device=device, dtype=dtype)
+        return load_checkpoint_model(path, lambda base: load_model_and_tokenizer(base),
+                                     device=device, dtype=dtype)
     if path.is_dir():
         refuse_folder(path)
     source = str(path) if path.exists() else name
