@@ -23,6 +23,7 @@ importer needs no OpenEnv package (it speaks the protocol with ``websockets``) a
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 import json
@@ -54,7 +55,8 @@ def _urls(target: str) -> tuple[str, str]:
 
 
 class OpenEnvEnv(AgentEnv):
-    """One session of an OpenEnv server, stepped over its WebSocket."""
+    """One session of an OpenEnv server, stepped over its WebSocket (async-native: the engine
+    awaits the server on its own loop; sync callers go through the env's loop thread)."""
 
     def __init__(self, url: str, split: str | None = None, timeout_s: float = 30.0) -> None:
         super().__init__()
@@ -94,36 +96,37 @@ class OpenEnvEnv(AgentEnv):
 
     # -- the connection --------------------------------------------------------------------
 
-    def _send(self, message: dict[str, Any]) -> dict[str, Any]:
+    async def _send(self, message: dict[str, Any]) -> dict[str, Any]:
         """Send one message and return the reply; faults raise :class:`InfrastructureError`."""
+        from websockets.asyncio.client import connect
         from websockets.exceptions import WebSocketException
-        from websockets.sync.client import connect
 
         try:
-            if self._ws is None:  # entered by hand: the connection outlives this call
-                self._ws = connect(self.ws_url, open_timeout=self.timeout_s,
-                                   max_size=16 * 2**20).__enter__()
-            self._ws.send(json.dumps(message))
-            reply = json.loads(self._ws.recv(timeout=self.timeout_s))
+            if self._ws is None:
+                self._ws = await connect(self.ws_url, open_timeout=self.timeout_s,
+                                         max_size=16 * 2**20)
+            async with asyncio.timeout(self.timeout_s):  # no task per call, unlike wait_for
+                await self._ws.send(json.dumps(message))
+                reply = json.loads(await self._ws.recv())
         except (OSError, TimeoutError, WebSocketException, ValueError) as e:
-            self._drop()
+            await self._drop()
             raise InfrastructureError(f"OpenEnv server {self.ws_url}: {type(e).__name__}: "
                                       f"{e}"[:400]) from e
         if not isinstance(reply, dict):
             raise InfrastructureError(f"OpenEnv server {self.ws_url} answered {str(reply)[:200]}")
         return reply
 
-    def _drop(self) -> None:
+    async def _drop(self) -> None:
         ws, self._ws = self._ws, None
         if ws is not None:
             try:
-                ws.close()
+                await ws.close()
             except Exception:  # closing a dead socket: nothing left to release
                 pass
 
     # -- the env ---------------------------------------------------------------------------
 
-    def _reset(self, options: dict[str, Any]) -> tuple[Observation, dict[str, Any]]:
+    async def _areset(self, options: dict[str, Any]) -> tuple[Observation, dict[str, Any]]:
         if self.schema_error and not self.schema:
             raise InfrastructureError(self.schema_error)
         data: dict[str, Any] = {k: v for k, v in options.items() if k in ("seed", "task_id")}
@@ -131,7 +134,7 @@ class OpenEnvEnv(AgentEnv):
             data["seed"] = self._seed
         if self.split is not None:
             data["split"] = self.split
-        reply = self._send({"type": "reset", "data": data})
+        reply = await self._send({"type": "reset", "data": data})
         if reply.get("type") == "error":
             raise InfrastructureError(f"OpenEnv reset failed: {_error_text(reply)}")
         payload = dict(reply.get("data") or {})
@@ -144,6 +147,12 @@ class OpenEnvEnv(AgentEnv):
         """Start an episode on the server; ``seed`` is sent with the reset."""
         self._seed = seed
         return super().reset(seed=seed, options=options)
+
+    async def areset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
+                     ) -> tuple[Observation, dict[str, Any]]:
+        """Async twin of :meth:`reset` (awaits the server on the caller's loop)."""
+        self._seed = seed
+        return await super().areset(seed=seed, options=options)
 
     def _action(self, action: Any) -> dict[str, Any] | str:
         """The action payload, or an error message for the model."""
@@ -166,22 +175,22 @@ class OpenEnvEnv(AgentEnv):
             return "no tool call found: call the `act` tool with the action's fields"
         return {self.text_field: text}
 
-    def _step(self, action: Any) -> StepResult:
+    async def _astep(self, action: Any) -> StepResult:
         if self._done:
             raise ResetNeeded("call reset() before step(); the episode has ended")
         payload = self._action(action)
         if isinstance(payload, str):
             return make_observation(f"Error: {payload}"), 0.0, False, False, {"error": payload}
         try:
-            reply = self._send({"type": "step", "data": payload})
+            reply = await self._send({"type": "step", "data": payload})
         except InfrastructureError as e:
-            return self._abort(str(e))
+            return await self._abort(str(e))
         if reply.get("type") == "error":
             code = str((reply.get("data") or {}).get("code", ""))
             if code in MODEL_ERRORS:
                 text = _error_text(reply)
                 return make_observation(f"Error: {text}"), 0.0, False, False, {"error": text}
-            return self._abort(f"OpenEnv step failed: {_error_text(reply)}")
+            return await self._abort(f"OpenEnv step failed: {_error_text(reply)}")
         data = dict(reply.get("data") or {})
         meta = _meta(data)
         truncated = bool(meta.get("truncated", False))
@@ -194,15 +203,15 @@ class OpenEnvEnv(AgentEnv):
         return (_render(data.get("observation")), float(reward) if isinstance(reward, int | float)
                 else 0.0, terminated, truncated, info)
 
-    def _abort(self, reason: str) -> StepResult:
+    async def _abort(self, reason: str) -> StepResult:
         self._done = True
-        self._drop()
+        await self._drop()
         info = {"aborted": True, "abort_reason": reason, "truncated_reason": f"aborted: {reason}"}
         return (make_observation(f"The episode was aborted because of an infrastructure "
                                  f"failure: {reason}"), 0.0, False, True, info)
 
-    def _close(self) -> None:
-        self._drop()
+    async def _aclose(self) -> None:
+        await self._drop()
 
 
 def _meta(payload: dict[str, Any]) -> dict[str, Any]:

@@ -9,8 +9,9 @@ and scores an answer with the dataset's own ``score_answer``. The importer maps:
   two draw from disjoint item seeds; a test item whose question also appears in ``train`` is
   dropped (small generators repeat), so the splits share no question. Task ids are
   ``<name>/<split>/<index>``.
-- **observation**: the question; the instructions are reasoning-gym's own ``default`` system
-  prompt (answer inside ``<answer>`` tags) plus the ``answer`` tool.
+- **observation**: the question; the instructions are one of reasoning-gym's own system
+  prompts (``system_prompt="default"``: think, then the answer inside ``<answer>`` tags;
+  ``"direct"``, ``"simple"``, ``"DeepSeekZero"``...) plus the ``answer`` tool.
 - **action**: an ``answer`` tool call, or text; text with ``<answer>`` tags answers with the
   last tagged span (reasoning-gym's ``extract_answer``), text without them answers with the
   whole reply. The episode is one answer: the spec's turn limit is 1.
@@ -107,8 +108,12 @@ class ReasoningGymEnv(TaskToolEnv):
 
     def __init__(self, name: str, split: str = "train", seed: int = 0, train_size: int = 500,
                  test_size: int = 100, config: dict[str, Any] | None = None,
-                 reward: str = "native") -> None:
+                 reward: str = "native", system_prompt: str = "default") -> None:
         check_name(name)
+        prompts = _rg().utils.SYSTEM_PROMPTS
+        if system_prompt not in prompts:
+            raise ConfigError(f"system_prompt must be one of reasoning-gym's "
+                              f"{', '.join(sorted(prompts))}, not {system_prompt!r}")
         if reward not in REWARDS:
             raise ConfigError(f"reward must be one of {', '.join(REWARDS)}, not {reward!r}")
         for label, size in (("train_size", train_size), ("test_size", test_size)):
@@ -118,7 +123,7 @@ class ReasoningGymEnv(TaskToolEnv):
         tasks, self._data = _datasets(name, int(seed), train_size, test_size, key)
         self.name = name
         self.reward_mode = reward
-        self.instructions = _rg().utils.SYSTEM_PROMPTS["default"].strip() + TOOL_NOTE
+        self.instructions = prompts[system_prompt].strip() + TOOL_NOTE
         super().__init__(tasks, split)
 
     def make_tools(self) -> list[Any]:

@@ -82,6 +82,10 @@ def test_unknown_tasks_and_bad_arguments_are_clear_errors() -> None:
         agentgym.make(TASK, config={"no_such_field": 1})
     with pytest.raises(agentgym.ConfigError, match="reward must be"):
         agentgym.make(TASK, reward="partial")
+    with pytest.raises(agentgym.ConfigError, match="system_prompt must be one of"):
+        agentgym.make(TASK, system_prompt="pirate")
+    direct = agentgym.make(TASK, system_prompt="direct").unwrapped
+    assert "Do not return any preamble" in direct.instructions  # reasoning-gym's own prompt
 
 
 def test_a_scorer_that_raises_is_a_wrong_answer_not_a_crash(
