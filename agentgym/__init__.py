@@ -15,6 +15,7 @@ from .errors import (
     DuplicateRegistration,
     EnvError,
     EnvNotFound,
+    ForkError,
     InfrastructureError,
     MissingExtra,
     NameNotFound,
@@ -30,6 +31,7 @@ from .errors import (
     ToolNotFound,
     ToolSchemaError,
 )
+from .fork import afork, fork
 from .gated import GatedReward
 from .hookspecs import hookimpl
 from .multiagent import IllegalAction, MultiAgentEnv
@@ -63,6 +65,7 @@ __all__ = [
     "EnvError",
     "EnvNotFound",
     "EnvSpec",
+    "ForkError",
     "GatedReward",
     "IllegalAction",
     "InfrastructureError",
@@ -102,7 +105,9 @@ __all__ = [
     "TurnLimit",
     "Wrapper",
     "__version__",
+    "afork",
     "all_specs",
+    "fork",
     "get_plugin_manager",
     "get_registry",
     "hookimpl",

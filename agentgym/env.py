@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 import gymnasium
 
 from .errors import EnvError, ResetNeeded
+from .fork import record_reset, record_step
 from .spaces import AgentAction, observation_space
 from .tools import ToolSet
 
@@ -102,6 +103,7 @@ class AgentEnv(gymnasium.Env[Observation, Any]):
     ) -> tuple[Observation, dict[str, Any]]:
         """Start an episode; ``seed`` or ``options={"task_id": ...}`` picks the task."""
         super().reset(seed=seed)
+        record_reset(self, seed, options)
         if self._is_async_native():
             obs, info = self._run(self._areset(dict(options or {})))
         else:
@@ -111,6 +113,7 @@ class AgentEnv(gymnasium.Env[Observation, Any]):
 
     def step(self, action: Any) -> StepResult:
         """Apply the model's action (text, message dict or tool calls)."""
+        record_step(self, action)
         if self._is_async_native():
             result = self._run(self._astep(action))
         else:
@@ -124,6 +127,7 @@ class AgentEnv(gymnasium.Env[Observation, Any]):
         """Async twin of :meth:`reset`."""
         if self._is_async_native():
             gymnasium.Env.reset(self, seed=seed)
+            record_reset(self, seed, options)
             obs, info = await self._areset(dict(options or {}))
             self._last_text = obs["text"]
             return obs, info
@@ -135,11 +139,24 @@ class AgentEnv(gymnasium.Env[Observation, Any]):
     async def astep(self, action: Any) -> StepResult:
         """Async twin of :meth:`step`."""
         if self._is_async_native():
+            record_step(self, action)
             result = await self._astep(action)
             self._last_text = result[0]["text"]
             return result
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(_ENV_THREADS, self.step, action)
+
+    def fork(self, n: int = 1) -> list[Any]:
+        """``n`` independent copies of this env in its current state (:func:`agentgym.fork`)."""
+        from .fork import fork
+
+        return fork(self, n)
+
+    async def afork(self, n: int = 1) -> list[Any]:
+        """Async twin of :meth:`fork`."""
+        from .fork import afork
+
+        return await afork(self, n)
 
     def close(self) -> None:
         """Release the env's resources."""

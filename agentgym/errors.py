@@ -18,7 +18,8 @@ Every error derives from :class:`AgentGymError`, so ``except AgentGymError`` cat
     │   └── SplitLeakError
     ├── EnvError
     │   ├── ResetNeeded
-    │   └── InvalidAction
+    │   ├── InvalidAction
+    │   └── ForkError           the env cannot be forked here (not forkable, replay not exact)
     ├── PolicyError
     ├── ConfigError
     │   └── UnsafeFolder        a state folder another user made, a symlink, or others may write
@@ -119,6 +120,10 @@ class ResetNeeded(EnvError):
 class InvalidAction(EnvError):
     """An action is not of a type the env accepts (raised by strict helpers such as the wire
     protocol of a served env; ``step`` itself turns bad actions into observations)."""
+
+
+class ForkError(EnvError):
+    """The env cannot be forked in its state: not made by make(), not forkable, replay not exact."""
 
 
 class InfrastructureError(AgentGymError):

@@ -137,8 +137,12 @@ def make(id: str, *, max_turns: int | None = None, reward_fn: str | None = None,
     resolver = resolver_for(id)
     if resolver is not None and hasattr(resolver, "make"):
         return resolver.make(id, max_turns=max_turns, **kwargs)  # type: ignore[no-any-return]
-    return _make(id, max_turns, turn_limit=True, reward_fn=reward_fn, extra_tools=extra_tools,
-                 **kwargs)
+    env = _make(id, max_turns, turn_limit=True, reward_fn=reward_fn, extra_tools=extra_tools,
+                **kwargs)
+    # how it was made: agentgym.fork builds its copies the same way
+    env.unwrapped.agentgym_made = (id, {"max_turns": max_turns, "reward_fn": reward_fn,
+                                        "extra_tools": tuple(extra_tools), **kwargs})
+    return env
 
 
 def _make(id: str, max_turns: int | None, *, turn_limit: bool, reward_fn: str | None = None,

@@ -66,6 +66,11 @@ class EnvSpec:
     """``"pkg.mod:function"`` returning the env's :class:`agentgym.TaskSet`, for listings."""
     plugin: str = ""
     """Plugin that registered the spec (empty when registered by user code)."""
+    forkable: str = "auto"
+    """How :func:`agentgym.fork` copies an episode mid-way: ``state`` (the env copies its own
+    state, :meth:`agentgym.TaskToolEnv.fork_state`), ``replay`` (a fresh env replays the recorded
+    actions from the same seed, checked to end on the same observation), ``no`` (refused), or
+    ``auto`` (``state`` when the env class declares ``fork_fields``, else ``replay``)."""
     viewer: str | None = None
     """``"pkg.mod:function"`` writing the trajectory viewer of this env's episodes, called like
     :func:`agentgym.rollout.viewer.write_viewer` (GUI: clicks marked); None = the generic one."""

@@ -17,12 +17,16 @@ extra, a sandbox that cannot start) aborts the same way: only the model's own ba
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import logging
+import types
 from collections.abc import Callable
 from typing import Any
 
 from .env import AgentEnv, Observation, StepResult, make_observation
 from .errors import (
+    ForkError,
     InfrastructureError,
     ResetNeeded,
     TaskError,
@@ -49,6 +53,11 @@ class TaskToolEnv(AgentEnv):
     """Calls beyond this many in one turn are answered with an error."""
     infra_retries: int = 1
     """Repeats of a tool call that raised a ``retryable`` :class:`InfrastructureError`."""
+    fork_fields: tuple[str, ...] | None = None
+    """Fields of a subclass's own that change within an episode (beyond the task, turn, reward
+    and outcome every task env has): a subclass that sets this (``()`` when it has none) is
+    forked by copying its state (:meth:`fork_state`); None = forked by replay."""
+    _FORK_BASE = ("task", "done", "reward", "turn", "outcome", "_np_random")
 
     def __init__(self, tasks: TaskSet, split: str = "train") -> None:
         super().__init__()
@@ -60,6 +69,42 @@ class TaskToolEnv(AgentEnv):
         self.reward = 0.0
         self.turn = 0
         self.outcome: dict[str, Any] = {}
+
+    # -- forking (agentgym.fork) ---------------------------------------------------------------
+
+    def fork_state(self) -> dict[str, Any]:
+        """A deep copy of the episode's state: the base fields and :attr:`fork_fields`."""
+        names = self._FORK_BASE + tuple(self.fork_fields or ())
+        return {name: copy.deepcopy(getattr(self, name)) for name in names if hasattr(self, name)}
+
+    def load_fork_state(self, state: dict[str, Any]) -> None:
+        """Take a :meth:`fork_state` (on a clone: :meth:`fork_clone`)."""
+        for name, value in state.items():
+            setattr(self, name, value)
+
+    def fork_clone(self) -> TaskToolEnv:
+        """A copy of this env in its current state, without building a new one.
+
+        The copy shares what an episode only reads (the task set, configuration, executors of
+        read-only databases) and owns a deep copy of what it changes (:meth:`fork_state`), its
+        own tool set bound to itself (tools added by :func:`agentgym.make` carried over) and no
+        event loop. Only envs that declare :attr:`fork_fields` are cloned this way.
+        """
+        child = copy.copy(self)
+        child._loop = child._loop_thread = None
+        own = ToolSet()
+        for t in self.tools:  # the same schemas; methods of this env rebound to the copy
+            fn = t.function
+            if getattr(fn, "__self__", None) is self:
+                fn = types.MethodType(fn.__func__, child)  # type: ignore[attr-defined]
+            elif any(getattr(c, "cell_contents", None) is self
+                     for c in getattr(fn, "__closure__", None) or ()):
+                raise ForkError(f"tool {t.name!r} of {type(self).__name__} is a closure over "
+                                "the env: a clone would act on the parent; use a method")
+            own.add(dataclasses.replace(t, function=fn))
+        child.tools = own
+        child.load_fork_state(self.fork_state())  # fork_state is a deep copy already
+        return child
 
     # -- for subclasses ----------------------------------------------------------------------
 

@@ -49,6 +49,22 @@ class Wrapper(gymnasium.Wrapper[Observation, Any, Observation, Any]):
         """Async twin of :meth:`close`."""
         await self._inner.aclose()
 
+    fork_fields: tuple[str, ...] = ()
+    """This layer's own episode state, copied into a fork (:func:`agentgym.fork`)."""
+
+    def fork(self, n: int = 1) -> list[Any]:
+        """``n`` independent copies of the wrapped env in its current state
+        (:func:`agentgym.fork`)."""
+        from .fork import fork
+
+        return fork(self, n)
+
+    async def afork(self, n: int = 1) -> list[Any]:
+        """Async twin of :meth:`fork`."""
+        from .fork import afork
+
+        return await afork(self, n)
+
 
 class TurnLimit(Wrapper):
     """Truncate the episode after ``max_turns`` steps (``truncated=True``, ``terminated`` as is).
@@ -63,6 +79,9 @@ class TurnLimit(Wrapper):
             raise ValueError(f"max_turns must be an integer >= 1, got {max_turns!r}")
         self.max_turns = max_turns
         self.turns = 0
+
+    fork_fields = ("turns",)
+    """A fork continues the parent's turn count."""
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None

@@ -7,10 +7,11 @@ from typing import Any, NoReturn
 
 import gymnasium
 
-from ..errors import AgentGymError
+from ..errors import AgentGymError, ForkError
 from ..multiagent import MultiAgentEnv
 from ..registry import make
 from ..tools import ToolSet
+from .fork_check import check_fork
 from .malformed import malformed_actions
 
 
@@ -43,13 +44,16 @@ def _check_step_result(env: Any, result: Any, where: str) -> tuple[bool, bool]:
     return terminated, truncated
 
 
-def check_env(env: gymnasium.Env, *, seed: int = 0, n_malformed: int = 200) -> None:
+def check_env(env: gymnasium.Env, *, seed: int = 0, n_malformed: int = 200,
+              fork: bool = True) -> None:
     """Check ``env`` against the agentgym contract; raise :class:`EnvCheckError` on a breach.
 
     Checks: the API shape (spaces, reset/step types, tools and instructions), that the same seed
     gives the same first observation, that a random action and ``n_malformed`` malformed actions
     all return observations instead of raising, and that ``reset`` works after every episode end.
-    A :class:`~agentgym.MultiAgentEnv` gets :func:`check_multiagent_env` instead.
+    A :class:`~agentgym.MultiAgentEnv` gets :func:`check_multiagent_env` instead. With
+    ``fork`` (an env made by :func:`agentgym.make`), the fork contract too
+    (:func:`agentgym.testing.fork_check.check_fork`).
     """
     base = env.unwrapped
     if isinstance(base, MultiAgentEnv):
@@ -80,6 +84,11 @@ def check_env(env: gymnasium.Env, *, seed: int = 0, n_malformed: int = 200) -> N
 
     result = env.step(env.action_space.sample())
     _check_step_result(env, result, "step(random action)")
+    if fork:
+        try:
+            check_fork(env, "a first action", seed=seed)
+        except (AssertionError, ForkError) as e:
+            _fail(f"fork contract: {e}")
 
     env.reset(seed=seed + 1)
     names = toolset.names()

@@ -69,6 +69,9 @@ def read_answer(text: str, operands: tuple[int, ...]) -> int | None:
 class ArithEnv(TaskToolEnv):
     """Answer "Compute a + b." in one turn, as plain text or with the ``answer`` tool."""
 
+    fork_fields = ()
+    """Forked by copying its state: the task's fields are all of it."""
+
     instructions = "You are a calculator. Reply with only the number."
 
     def __init__(self, split: str = "train") -> None:

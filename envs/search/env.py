@@ -78,6 +78,9 @@ def render_results(hits: list[Hit], protocol: str, max_chars: int) -> str:
 class SearchEnv(TaskToolEnv):
     """Question answering by searching a corpus; scored by EM or F1 against gold answers."""
 
+    fork_fields = ("memory", "format_errors", "_untagged")
+    """Forked by copying its state: the task's fields, the memory and the format counters."""
+
     def __init__(
         self,
         split: str = "train",

@@ -110,6 +110,9 @@ def compact_call(text: str) -> ToolCall | None:
 class ShopEnv(TaskToolEnv):
     """Find a unit price with ``lookup``, multiply with ``calc``, give it with ``answer``."""
 
+    fork_fields = ("looked_up",)
+    """Forked by copying its state: the task's fields and the prices looked up so far."""
+
     instructions = INSTRUCTIONS
 
     def __init__(self, split: str = "train") -> None:

@@ -95,6 +95,9 @@ def _postgres_executor(conninfo: str, db_id: str, timeout_s: float) -> SQLExecut
 class SQLEnv(TaskToolEnv):
     """Text-to-SQL over bundled databases, scored by execution match."""
 
+    fork_fields = ()
+    """Forked by copying its state: queries only read, so the task's fields are all of it."""
+
     instructions = INSTRUCTIONS
 
     def __init__(
