@@ -29,6 +29,8 @@ _REACT_ACTION = re.compile(
     r"^\s*Action\s*:\s*(?P<name>[A-Za-z_][\w-]*)\s*(?P<inline>[\[(].*)?$", re.MULTILINE
 )
 _REACT_INPUT = re.compile(r"^\s*Action Input\s*:\s*(?P<input>.*)", re.MULTILINE | re.DOTALL)
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_BRACKETS = re.compile(r"[\[\]{}]")
 MAX_ARGUMENT_DEPTH = 64
 """Deepest nesting of arrays and objects a call (its arguments included) may have."""
 
@@ -76,17 +78,12 @@ def _too_deep(value: Any, limit: int = MAX_ARGUMENT_DEPTH) -> bool:
         if value.count("[") + value.count("{") <= limit:  # the common case, at C speed
             return False
         depth = 0
-        in_string = escaped = False
-        for ch in value:
-            if in_string:
-                escaped, in_string = (False, True) if escaped else (ch == "\\", ch != '"')
-            elif ch == '"':
-                in_string = True
-            elif ch in "[{":
+        for ch in _BRACKETS.findall(_JSON_STRING.sub("", value)):  # brackets outside strings
+            if ch in "[{":
                 depth += 1
                 if depth > limit:
                     return True
-            elif ch in "]}":
+            else:
                 depth -= 1
         return False
     stack = [(value, 1)]
@@ -128,7 +125,7 @@ def _loads_object(raw: Any, what: str) -> dict[str, Any]:
         return {}
     if not isinstance(value, dict):
         raise ToolCallParseError(f"{what} must be a JSON object, got {type(value).__name__}")
-    if _too_deep(value):
+    if not isinstance(raw, str) and _too_deep(value):  # text was checked before parsing
         raise ToolCallParseError(f"{what} nests deeper than {MAX_ARGUMENT_DEPTH} levels")
     return value
 
@@ -200,7 +197,7 @@ def parse_tool_calls(action: Any) -> list[ToolCall]:
         raise
     except (RecursionError, MemoryError, ValueError, TypeError, AttributeError) as e:
         raise ToolCallParseError(f"unreadable tool call ({type(e).__name__})") from e
-    for call in calls:
+    for call in [] if isinstance(action, str) else calls:  # text was checked before parsing
         if _too_deep(call.arguments):
             raise ToolCallParseError(
                 f"arguments of {call.name!r} nest deeper than {MAX_ARGUMENT_DEPTH} levels")

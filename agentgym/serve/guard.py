@@ -115,8 +115,8 @@ class GuardSettings:
     """Bearer token every request must carry (``Authorization: Bearer ...``); None: none."""
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     """Largest request body read."""
-    body_timeout_s: float = DEFAULT_BODY_TIMEOUT_S
-    """Longest time the whole request body may take to arrive."""
+    body_timeout_s: float | None = DEFAULT_BODY_TIMEOUT_S
+    """Longest time the whole request body may take to arrive (None: no deadline)."""
 
     def host_ok(self, host: str | None) -> bool:
         """Whether the Host header names this server (not a rebinding name)."""
@@ -207,8 +207,8 @@ class RequestGuard:
             return
         if scope["type"] == "http":
             try:
-                body = await asyncio.wait_for(_read_body(receive, self.settings.max_body_bytes),
-                                              self.settings.body_timeout_s)
+                async with asyncio.timeout(self.settings.body_timeout_s):
+                    body = await _read_body(receive, self.settings.max_body_bytes)
             except TimeoutError:
                 await _send_json(send, 408, "the request body did not arrive within "
                                             f"{self.settings.body_timeout_s:g} s")
