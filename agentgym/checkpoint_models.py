@@ -6,6 +6,8 @@ the run's ``config.yaml`` names (``model:``), loaded the way the trainer loads i
 folder, a hub id or a ``pkg.mod:function`` entry point). The checkpoint's weights then replace
 the base's; LoRA adapters are merged into it (peft, the ``[train]`` extra). So
 ``--policy hf:runs/x/checkpoints/step-000002`` evaluates the model as it was after step 2.
+A run's ``final/`` that cannot load alone (LoRA adapters only, or a model without its
+tokenizer) is completed from the same base.
 
 A folder that holds no model (a run folder, ``checkpoints/``, a half-written ``step-N.tmp``)
 is refused in one line naming what to pass instead.
@@ -23,6 +25,7 @@ from .errors import MissingExtra, PolicyError
 _ENTRY_POINT = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 _WEIGHT_FILES = ("model.safetensors", "model.pt")
 _MODEL_FILES = ("config.json", "adapter_config.json")
+_TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "tokenizer.model", "vocab.json")
 
 
 def is_training_checkpoint(path: Path) -> bool:
@@ -61,15 +64,30 @@ def refuse_folder(path: Path) -> None:
                       "save_pretrained, a run's final/ or one of its checkpoints/step-N")
 
 
-def _run_config(path: Path) -> dict[str, Any]:
-    import yaml
+def is_partial_final(path: Path) -> bool:
+    """Whether ``path`` is a run's ``final/`` that needs the run's base model to load: LoRA
+    adapters only (``adapter_config.json``, no ``config.json``), or no tokenizer files (a base
+    model made by an entry point, whose tokenizer is not saved)."""
+    if path.name != "final" or not (path.parent / "config.yaml").is_file():
+        return False
+    adapters_only = (path / "adapter_config.json").is_file() and not (
+        path / "config.json").is_file()
+    return adapters_only or not any((path / f).is_file() for f in _TOKENIZER_FILES)
 
+
+def _run_config(path: Path) -> dict[str, Any]:
     run = path.parent.parent
     config = run / "config.yaml"
     if path.parent.name != "checkpoints" or not config.is_file():
         raise PolicyError(f"{path} is a training checkpoint outside its run folder (no "
                           f"{config}), so its base model is unknown: keep it in "
                           "<run>/checkpoints/ or pass the run's final model (hf:<run>/final)")
+    return _read_config(config)
+
+
+def _read_config(config: Path) -> dict[str, Any]:
+    import yaml
+
     data = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
     if not isinstance(data, dict) or not isinstance(data.get("model"), str):
         raise PolicyError(f"{config} names no base model (model: ...)")
@@ -135,4 +153,30 @@ def load_checkpoint_model(path: Path, load_named: Callable[[str], tuple[Any, Any
     return model, tokenizer
 
 
-__all__ = ["is_training_checkpoint", "load_checkpoint_model", "refuse_folder"]
+def load_final_model(path: Path, load_named: Callable[[str], tuple[Any, Any]], *,
+                     device: str = "cpu", dtype: Any = None) -> tuple[Any, Any]:
+    """A run's ``final/`` (:func:`is_partial_final`) with what it lacks from the base model:
+    the base's weights under LoRA adapters (merged), or the base's tokenizer."""
+    import torch
+
+    cfg = _read_config(path.parent / "config.yaml")
+    base, tokenizer = _load_base(cfg["model"], load_named)
+    if (path / "config.json").is_file():
+        import transformers
+
+        model = transformers.AutoModelForCausalLM.from_pretrained(str(path),
+                                                                  dtype=torch.float32)
+    else:
+        try:
+            from peft import PeftModel
+        except ImportError as e:
+            raise MissingExtra(f"{path} holds LoRA adapters; loading them needs 'peft': "
+                               "pip install 'agentgym[train]'") from e
+        model = PeftModel.from_pretrained(base.float(), str(path)).merge_and_unload()
+    model.to(device=device, dtype=dtype or torch.float32)
+    model.eval()
+    return model, tokenizer
+
+
+__all__ = ["is_partial_final", "is_training_checkpoint", "load_checkpoint_model",
+           "load_final_model", "refuse_folder"]

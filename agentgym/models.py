@@ -171,14 +171,17 @@ def load_model_and_tokenizer(
     transformers = _require_transformers()
     import torch
 
-    from .checkpoint_models import is_training_checkpoint, load_checkpoint_model, refuse_folder
+    from . import checkpoint_models as runs
 
     path = resolve_model_path(name)
-    if path.is_dir() and is_training_checkpoint(path):
-        return load_checkpoint_model(path, lambda base: load_model_and_tokenizer(base),
+    if path.is_dir() and runs.is_training_checkpoint(path):
+        return runs.load_checkpoint_model(path, lambda base: load_model_and_tokenizer(base),
+                                          device=device, dtype=dtype)
+    if path.is_dir() and runs.is_partial_final(path):
+        return runs.load_final_model(path, lambda base: load_model_and_tokenizer(base),
                                      device=device, dtype=dtype)
     if path.is_dir():
-        refuse_folder(path)
+        runs.refuse_folder(path)
     source = str(path) if path.exists() else name
     tokenizer = transformers.AutoTokenizer.from_pretrained(source)
     model = transformers.AutoModelForCausalLM.from_pretrained(

@@ -1,5 +1,6 @@
-"""Every checkpoint a run writes loads as a policy (``hf:<run>/checkpoints/step-N``), full
-fine-tuning and LoRA alike; a folder holding no model is refused in one line naming what to pass."""
+"""Every checkpoint a run writes loads as a policy (``hf:<run>/checkpoints/step-N`` and
+``hf:<run>/final``), full fine-tuning and LoRA alike; a folder holding no model is refused in one
+line naming what to pass."""
 
 from __future__ import annotations
 
@@ -66,6 +67,15 @@ def test_each_checkpoint_loads_as_the_policy_it_was(tiny_cfg, lora):
             torch.testing.assert_close(loaded[step][name], tensor, msg=name)
     changed = [k for k in loaded[1] if not torch.equal(loaded[1][k], loaded[2][k])]
     assert changed, "steps 1 and 2 loaded the same weights"
+    # final/ (adapters only with LoRA; no tokenizer files for this entry-point base) loads too,
+    # with the last step's weights
+    policy = load_policy(f"hf:{run}/final?device=cpu")
+    try:
+        final = policy.model.state_dict()
+        for name, tensor in loaded[2].items():
+            torch.testing.assert_close(final[name], tensor, msg=name)
+    finally:
+        policy.close()
 
 
 def test_a_checkpoint_evaluates_from_the_command_line(tiny_cfg):
