@@ -16,6 +16,9 @@ def serve(
         metavar="ENV...", help="Env ids or aliases (MCP: the first).", show_default=False)],
     mcp: Annotated[bool, typer.Option("--mcp", help="Serve the Model Context Protocol.")] = False,
     http: Annotated[bool, typer.Option("--http", help="Serve reset/step/state (OpenEnv).")] = False,
+    openenv: Annotated[bool, typer.Option(
+        "--openenv", help="Serve OpenEnv's protocol for its clients (the --http server: /ws, "
+                          "/reset, /step, /state, /schema, /metadata, /health).")] = False,
     transport: Annotated[str, typer.Option(help="MCP transport: stdio or http.")] = "stdio",
     host: Annotated[str, typer.Option(help="Address to bind (loopback by default).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
@@ -39,8 +42,9 @@ def serve(
         help="Close idle sessions after N s (0: never).", rich_help_panel=ADVANCED)] = 600.0,
 ) -> None:
     """Serve envs over ``--http`` (OpenEnv reset/step/state, WebSocket) or ``--mcp`` (tools)."""
+    http = http or openenv  # docs/interop.md: openenv-core's client runs against it
     if mcp == http:
-        fail("choose exactly one of --mcp and --http")
+        fail("choose exactly one of --mcp and --http (or --openenv)")
     if mcp and transport not in ("stdio", "http"):
         fail(f"unknown MCP transport {transport!r}: use stdio or http")
     from ..registry import spec

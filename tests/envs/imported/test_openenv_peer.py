@@ -140,3 +140,23 @@ def test_openenvs_client_plays_agentgyms_served_envs_with_agentgyms_rewards(
     played = _peer_client(agentgym_url.rstrip("/") + "/sql/spider-lite-v0",
                           [{"seed": 5, "actions": [{"tool_calls": [c]} for c in calls]}])
     assert played[0]["steps"][-1]["reward"] == reward == 1.0
+
+
+def test_agentgym_serve_openenv_serves_openenvs_client() -> None:
+    """``agentgym serve arith --openenv``: openenv-core's client plays the held-out split."""
+    port = free_port()
+    proc = subprocess.Popen([str(ROOT / ".venv" / "bin" / "agentgym"), "serve", "arith",
+                             "--openenv", "--port", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url + "/health", 120)
+        own = agentgym.make("arith", split="test")
+        own.reset(seed=9)
+        answer = str(own.unwrapped.task.data["answer"])
+        played = _peer_client(url, [{"seed": 9, "actions": [{"content": answer}]}])
+        assert played[0]["reset"]["text"] == own.unwrapped.task.prompt
+        assert played[0]["steps"][0] == {"reward": 1.0, "done": True,
+                                         "observation": played[0]["steps"][0]["observation"]}
+    finally:
+        stop(proc)
