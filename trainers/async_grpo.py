@@ -33,6 +33,7 @@ from agentgym.rollout import Trajectory
 
 from .async_rollouts import RolloutGenerator
 from .async_rounds import Round
+from .curation import curation
 from .data import shard
 from .grpo import GRPOTrainer
 from .rollouts import RolloutResult, Rollouts
@@ -105,7 +106,8 @@ class AsyncGRPOTrainer(GRPOTrainer):
         """Build and start the generator (resumed from the checkpoint's state when there is
         one); called by the first :meth:`collect`."""
         cfg = self.cfg
-        sizes = getattr(self.sampler, "group_sizes", None)  # DARS
+        curated = curation(self.sampler)  # DARS
+        sizes = curated.group_sizes if curated is not None else None
         gen = RolloutGenerator(
             self.rollouts.train_engine, batch_size=self._local_batch(), eta=cfg.staleness_eta,
             spare=cfg.partial_rollouts, seed=cfg.seed, group_size=cfg.group_size,
@@ -136,10 +138,10 @@ class AsyncGRPOTrainer(GRPOTrainer):
         rnd, result = gen.take(self.state.step, timeout)
         self.last_round = rnd
         groups = result.groups
-        curate = getattr(self.sampler, "curate", None)
-        if curate is not None:  # DART and the posteriors, under the generator's sampler lock
+        curated = curation(self.sampler)
+        if curated is not None:  # DART and the posteriors, under the generator's sampler lock
             with self.sampler_lock:
-                groups = result.groups = curate(groups)
+                groups = result.groups = curated.curate(groups)
         if cfg.dynamic_sampling:
             kept = self._informative(groups)
             result.dropped_groups = len(groups) - len(kept)

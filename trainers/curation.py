@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -164,6 +164,25 @@ class CuratedSampler(TaskSampler):
         self.buffer.items = {k: list(v) for k, v in state.get("buffer", {}).items()}
 
 
+@runtime_checkable
+class CuratesGroups(Protocol):
+    """A sampler that sizes each task's group and curates the rolled-out groups (DARS, VADE,
+    DART): the trainer checks this once, never probing for the methods in a step."""
+
+    def group_sizes(self, task_ids: Sequence[str]) -> list[int]:
+        """The group size of each task."""
+        ...
+
+    def curate(self, groups: list[list[Trajectory]]) -> list[list[Trajectory]]:
+        """The groups to train on (replays added, posteriors updated)."""
+        ...
+
+
+def curation(sampler: TaskSampler) -> CuratesGroups | None:
+    """``sampler`` as a :class:`CuratesGroups`, or None for a plain sampler."""
+    return sampler if isinstance(sampler, CuratesGroups) else None
+
+
 def make_sampler(cfg: Any, task_ids: Sequence[str]) -> TaskSampler:
     """The run's task sampler: a plain :class:`TaskSampler` unless a curation option is on."""
     curated = (cfg.task_sampling != "uniform" or cfg.dars_max_group_size > cfg.group_size
@@ -176,5 +195,5 @@ def make_sampler(cfg: Any, task_ids: Sequence[str]) -> TaskSampler:
                           dart_buffer=cfg.dart_buffer)
 
 
-__all__ = ["CuratedSampler", "SuccessBuffer", "dars_group_size", "informativeness",
-           "make_sampler"]
+__all__ = ["CuratedSampler", "CuratesGroups", "SuccessBuffer", "curation", "dars_group_size",
+           "informativeness", "make_sampler"]

@@ -36,7 +36,7 @@ from .advantages import informative_groups, overlong_penalty
 from .batch import collate, context_rows, empty_batch
 from .checkpoint import interrupted, prepare_run_dir
 from .config import TrainConfig, save_config
-from .curation import make_sampler
+from .curation import curation, make_sampler
 from .data import shard
 from .distributed import DistInfo, all_sum, cleanup, init_distributed, unwrap, wrap_ddp
 from .losses import AGGREGATIONS
@@ -186,13 +186,12 @@ class GRPOTrainer:
     # -- one step ------------------------------------------------------------------------------
 
     def _rollout(self, task_ids: list[str]) -> RolloutResult:
-        sizes = getattr(self.sampler, "group_sizes", None)  # issue 17: DARS, VADE, DART
+        curated = curation(self.sampler)  # issue 17: DARS, VADE, DART
         result = self.rollouts.groups(task_ids, self.state.round,
-                                      sizes(task_ids) if sizes is not None else None)
+                                      curated.group_sizes(task_ids) if curated else None)
         self.state.round += 1
-        curate = getattr(self.sampler, "curate", None)
-        if curate is not None:
-            result.groups = curate(result.groups)
+        if curated is not None:
+            result.groups = curated.curate(result.groups)
         return result
 
     def collect(self) -> tuple[list[list[Trajectory]], RolloutResult]:
