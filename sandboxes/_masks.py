@@ -19,9 +19,10 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-PACKAGES = ("agentgym", "agentgym.envs", "agentgym.sandboxes", "agentgym.trainers")
-"""The import packages whose folders hold agentgym's files (the last three are mapped folders
-in a source tree, subfolders of ``agentgym`` once installed)."""
+PACKAGES = ("agentgym", "agentgym.envs", "agentgym.sandboxes")
+"""The import packages whose folders hold agentgym's data (the last two are mapped folders in a
+source tree, subfolders of ``agentgym`` once installed; the trainers hold no task data, and an
+installed copy of them sits inside the masked ``agentgym`` folder anyway)."""
 
 
 @functools.cache
