@@ -161,6 +161,7 @@ def load_final_model(path: Path, load_named: Callable[[str], tuple[Any, Any]], *
 
     cfg = _read_config(path.parent / "config.yaml")
     base, tokenizer = _load_base(cfg["model"], load_named)
+    model: Any
     if (path / "config.json").is_file():
         import transformers
 

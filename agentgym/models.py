@@ -12,11 +12,13 @@ The cache lives in ``$AGENTGYM_CACHE/models/<name>`` (default ``~/.cache/agentgy
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import importlib.util
 import logging
 import os
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +57,21 @@ def smollm2_gguf_path() -> Path:
 def model_cache_path(name: str = SMOLLM2_NAME) -> Path:
     """Folder holding the plain fp32 copy of model ``name``."""
     return cache_dir() / "models" / name
+
+
+@contextlib.contextmanager
+def quiet_progress_bars() -> Iterator[None]:
+    """transformers' own progress bars off for the block ("Loading weights: 272/272" on every
+    load of a 135M model is noise a command prints); restored after."""
+    from transformers.utils import logging as hf_logging
+
+    was_on = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was_on:
+            hf_logging.enable_progress_bar()
 
 
 def _require_transformers() -> Any:
@@ -183,10 +200,11 @@ def load_model_and_tokenizer(
     if path.is_dir():
         runs.refuse_folder(path)
     source = str(path) if path.exists() else name
-    tokenizer = transformers.AutoTokenizer.from_pretrained(source)
-    model = transformers.AutoModelForCausalLM.from_pretrained(
-        source, dtype=dtype or torch.float32
-    )
+    with quiet_progress_bars():
+        tokenizer = transformers.AutoTokenizer.from_pretrained(source)
+        model = transformers.AutoModelForCausalLM.from_pretrained(
+            source, dtype=dtype or torch.float32
+        )
     model.to(device)
     model.eval()
     return model, tokenizer
@@ -200,6 +218,7 @@ __all__ = [
     "describe_model",
     "load_model_and_tokenizer",
     "model_cache_path",
+    "quiet_progress_bars",
     "resolve_model_path",
     "smollm2_gguf_path",
 ]

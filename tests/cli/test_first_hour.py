@@ -174,3 +174,15 @@ def test_train_ends_with_how_to_prune_runs(tmp_path):
     text = captured.get()
     assert f"du -sh {tmp_path / 'runs'}/*" in text and f"rm -rf {out}" in text
     assert "keep_checkpoints=1" in text
+
+
+def test_loading_the_model_prints_no_progress_bar(capfd):
+    pytest.importorskip("transformers")
+    from agentgym.models import load_model_and_tokenizer
+
+    load_model_and_tokenizer("smollm2-135m")
+    err = capfd.readouterr().err
+    assert "Loading weights" not in err and "it/s]" not in err, err
+    from transformers.utils import logging as hf_logging
+
+    assert hf_logging.is_progress_bar_enabled()  # switched back on after the load
