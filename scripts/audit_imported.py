@@ -39,6 +39,39 @@ def _audit(env_id: str, seeds: int, timeout_s: int, **kwargs: Any) -> tuple[str,
     return ("ok" if result.passed else "FAIL"), failed, result.baseline
 
 
+def _isolated(args: argparse.Namespace, names: list[str]) -> int:
+    """Run every task as ``--only NAME`` in a child process; print the same table."""
+    import subprocess
+
+    rows = [HEADER, "|---|---|---|---|---|"]
+    for i, name in enumerate(names):
+        cmd = [sys.executable, __file__, args.source, "--only", name, "--seeds", str(args.seeds),
+               "--train-size", str(args.train_size), "--task-timeout", str(args.task_timeout)]
+        try:
+            done = subprocess.run(cmd, capture_output=True, text=True,
+                                  timeout=2 * args.task_timeout + 60)
+            found = [line for line in done.stdout.splitlines() if line.startswith(f"| {name} |")]
+            rows.append(found[0] if found else
+                        f"| {name} | - | error: the child exited {done.returncode} | error | - |")
+        except subprocess.TimeoutExpired:
+            rows.append(f"| {name} | - | timeout: killed after {2 * args.task_timeout + 60} s "
+                        "| timeout | - |")
+        print(f"[{i + 1}/{len(names)}] {rows[-1]}", file=sys.stderr, flush=True)
+    verdicts = [row.split("|")[4].strip() for row in rows[2:]]
+    summary = (f"{len(names)} tasks: {verdicts.count('ok')} ok, {verdicts.count('FAIL')} pay a "
+               f"degenerate policy, {verdicts.count('error')} could not run, "
+               f"{verdicts.count('timeout')} timed out")
+    table = "\n".join([*rows, "", summary])
+    print(table)
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as f:
+            f.write(table + "\n")
+    return 0
+
+
+HEADER = "| task | do nothing | native reward: probes paid more | verdict | `reward=\"exact\"` |"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the audit over every name the importer lists; print a markdown table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -50,12 +83,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--task-timeout", type=int, default=120,
                         help="seconds one task's audit may take (a slow scorer is reported)")
     parser.add_argument("--out", help="also write the table to this file")
+    parser.add_argument("--isolate", action="store_true",
+                        help="audit each task in a child process, killed after twice "
+                             "--task-timeout (a scorer stuck in C code ignores the alarm)")
     args = parser.parse_args(argv)
     from agentgym.envs.imported.resolvers import RESOLVERS
 
     names = args.only or RESOLVERS[args.source].names()
-    rows = ["| task | do nothing | native reward: probes paid more | verdict | "
-            "`reward=\"exact\"` |", "|---|---|---|---|---|"]
+    if args.isolate and len(names) > 1:  # each task in its own process, killed past the limit
+        return _isolated(args, names)
+    rows = [HEADER, "|---|---|---|---|---|"]
     counts = {"ok": 0, "FAIL": 0, "error": 0, "timeout": 0}
     started = time.perf_counter()
     for i, name in enumerate(names):
