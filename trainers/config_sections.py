@@ -8,7 +8,7 @@ A config file may group its keys by the part of the trainer they set::
     learner: {lr: 2.0e-5, micro_batch_size: 16}
 
 and an override may name a key by its section (``rollout.group_size=8``). The flat keys of
-earlier configs (``group_size: 8``) are still read; each logs one line naming its section.
+earlier configs (``group_size: 8``) are still read; one log line (INFO) names each one's section.
 :data:`SECTIONS` is the one table of which section owns which key (every field of
 :class:`~agentgym.trainers.config.TrainConfig` is in exactly one, a test checks it).
 """
@@ -70,6 +70,7 @@ def flatten_sections(data: Mapping[str, Any], *, note_flat: bool = True) -> dict
     """
     flat: dict[str, Any] = {}
     origin: dict[str, str] = {}
+    moved: list[str] = []
 
     def put(key: str, value: Any, where: str) -> None:
         if key in flat and origin[key] != where:
@@ -84,10 +85,11 @@ def flatten_sections(data: Mapping[str, Any], *, note_flat: bool = True) -> dict
             for inner_key, inner_value in value.items():
                 put(_owned(key, str(inner_key)), inner_value, f"{key}.{inner_key}")
         else:
-            if note_flat and key in HOME:
-                logger.info("config key %s: its place is now %s.%s (flat keys are still read)",
-                            key, HOME[key], _spelling(HOME[key], key))
+            if key in HOME:
+                moved.append(f"{key} -> {HOME[key]}.{_spelling(HOME[key], key)}")
             put(key, value, key)
+    if note_flat and moved:  # one line for the whole file, never one per key
+        logger.info("config: %d flat keys read; their sections: %s", len(moved), ", ".join(moved))
     return flat
 
 
