@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 import gymnasium
 
 from .errors import EnvError, ResetNeeded
-from .fork import record_reset, record_step
+from .fork_trace import record_reset, record_step
 from .spaces import AgentAction, observation_space
 from .tools import ToolSet
 

@@ -23,34 +23,10 @@ from __future__ import annotations
 
 import asyncio
 import copy
-from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import ForkError
-
-
-@dataclass
-class ForkTrace:
-    """What a replay fork needs: the episode's reset arguments and its actions so far."""
-
-    seed: int | None
-    options: dict[str, Any]
-    actions: list[Any] = field(default_factory=list)
-
-
-def record_reset(env: Any, seed: int | None, options: dict[str, Any] | None) -> None:
-    """Start the episode's fork trace (called by :meth:`agentgym.AgentEnv.reset`)."""
-    env._fork_trace = ForkTrace(seed, copy.deepcopy(dict(options or {})))
-
-
-def record_step(env: Any, action: Any) -> None:
-    """Add an action to the episode's fork trace (called by :meth:`agentgym.AgentEnv.step`)."""
-    trace = getattr(env, "_fork_trace", None)
-    if trace is not None:
-        try:
-            trace.actions.append(copy.deepcopy(action))
-        except Exception:  # an action that cannot be copied: replay is no longer possible
-            env._fork_trace = None
+from .fork_trace import ForkTrace
 
 
 def fork_mode(env: Any) -> str:
@@ -107,17 +83,16 @@ def _clone(env: Any, trace: ForkTrace) -> Any:
 
 def _replay(env: Any, n: int, trace: ForkTrace, name: str) -> list[Any]:
     """Replay forks: fresh envs from :func:`agentgym.make` replay the recorded actions."""
-    from .registry import make  # the core's own builder; imported here: make imports env
-
     base = env.unwrapped
     made = getattr(base, "agentgym_made", None)
     if made is None:
         raise ForkError(f"{name} was not made by agentgym.make and has no fork_fields: nothing "
                         "to build its copies from")
+    make, env_id, kwargs = made  # the builder that made the parent (agentgym.make)
     children = []
     try:
         for _ in range(n):
-            child = make(made[0], **made[1])
+            child = make(env_id, **kwargs)
             children.append(child)
             child.reset(seed=trace.seed, options=copy.deepcopy(trace.options))
             for action in trace.actions:
@@ -138,4 +113,4 @@ async def afork(env: Any, n: int = 1) -> list[Any]:
     return await asyncio.get_running_loop().run_in_executor(None, fork, env, n)
 
 
-__all__ = ["ForkTrace", "afork", "fork", "fork_mode"]
+__all__ = ["afork", "fork", "fork_mode"]

@@ -13,17 +13,20 @@ PPO-clip one at ratio 1 for a single epoch (REINFORCE), token-mean aggregated as
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-
-import torch
-from torch import Tensor
-
-from agentgym.trainers.advantages import group_stats
+from typing import TYPE_CHECKING
 
 from . import Objective
+
+if TYPE_CHECKING:
+    from torch import Tensor
 
 
 def rloo_advantages(rewards: Tensor, group_ids: Sequence[Hashable], eps: float = 1e-6) -> Tensor:
     """Leave-one-out advantages ``R_i - mean_{j != i} R_j`` within each group; shape ``(N,)``."""
+    import torch  # when training, not when the registry lists the objectives
+
+    from agentgym.trainers.advantages import group_stats
+
     mean, _std, count = group_stats(rewards, group_ids)
     scale = count / (count - 1).clamp(min=1)  # G / (G - 1)
     adv = scale * (rewards.to(torch.float64) - mean)

@@ -1,0 +1,34 @@
+"""The record a replay fork needs, kept by every env as it plays (:mod:`agentgym.fork`)."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class ForkTrace:
+    """What a replay fork needs: the episode's reset arguments and its actions so far."""
+
+    seed: int | None
+    options: dict[str, Any]
+    actions: list[Any] = field(default_factory=list)
+
+
+def record_reset(env: Any, seed: int | None, options: dict[str, Any] | None) -> None:
+    """Start the episode's fork trace (called by :meth:`agentgym.AgentEnv.reset`)."""
+    env._fork_trace = ForkTrace(seed, copy.deepcopy(dict(options or {})))
+
+
+def record_step(env: Any, action: Any) -> None:
+    """Add an action to the episode's fork trace (called by :meth:`agentgym.AgentEnv.step`)."""
+    trace = getattr(env, "_fork_trace", None)
+    if trace is not None:
+        try:
+            trace.actions.append(copy.deepcopy(action))
+        except Exception:  # an action that cannot be copied: replay is no longer possible
+            env._fork_trace = None
+
+
+__all__ = ["ForkTrace", "record_reset", "record_step"]
