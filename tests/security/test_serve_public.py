@@ -48,7 +48,8 @@ def test_a_public_host_is_refused_without_allow_public():
 def _public_server(*extra: str) -> Iterator[tuple[str, str]]:
     port = free_port()
     proc = subprocess.Popen(
-        _cli("arith", "--http", "--host", "0.0.0.0", "--allow-public", "--port", str(port),
+        _cli("arith", "--split", "train", "--http", "--host", "0.0.0.0", "--allow-public",
+             "--port", str(port),
              *extra), env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         token = ""
