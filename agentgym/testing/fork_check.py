@@ -49,9 +49,10 @@ def check_fork(env: Any, first_action: Any, *, seed: int = 0) -> str:
             assert _turns(child) == parent_turns, "a fork does not continue the turn count"
         if terminated or truncated:  # an ended episode: the copies end there too
             return "checked"
-        a.step("a different action in the first branch")
+        _, _, a_ended, a_cut, _ = a.step("a different action in the first branch")
         b_text = b.unwrapped._last_text
-        a.step("and another")
+        if not (a_ended or a_cut):  # a game may end on a second invalid move (TextArena's)
+            a.step("and another")
         assert env.unwrapped._last_text == parent_text, "stepping a fork changed its parent"
         assert _turns(env) == parent_turns, "stepping a fork moved the parent's turn count"
         assert b.unwrapped._last_text == b_text, "stepping a fork changed its sibling"
