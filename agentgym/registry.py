@@ -140,8 +140,9 @@ def make(id: str, *, max_turns: int | None = None, reward_fn: str | None = None,
     env = _make(id, max_turns, turn_limit=True, reward_fn=reward_fn, extra_tools=extra_tools,
                 **kwargs)
     # how it was made: agentgym.fork builds its copies the same way
-    env.unwrapped.agentgym_made = (make, id, {"max_turns": max_turns, "reward_fn": reward_fn,
-                                              "extra_tools": tuple(extra_tools), **kwargs})
+    made = (make, id, {"max_turns": max_turns, "reward_fn": reward_fn,
+                       "extra_tools": tuple(extra_tools), **kwargs})
+    setattr(env.unwrapped, "agentgym_made", made)  # noqa: B010 - any env class, typed loosely
     return env
 
 

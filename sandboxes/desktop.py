@@ -454,8 +454,9 @@ class DesktopSandbox(Sandbox):
         if self._watcher is not None:
             self._watcher.kill()
             self._watcher.wait()
-        if getattr(self, "_cgroup", None) is not None:
-            self._cgroup.destroy()
+        cgroup = getattr(self, "_cgroup", None)
+        if cgroup is not None:
+            cgroup.destroy()
             self._cgroup = None
         if self._uid_lock >= 0:
             os.close(self._uid_lock)
