@@ -36,7 +36,7 @@ def move_tool(description: str) -> Tool:
 def read_move(action: Any, legal: list[str]) -> str:
     """The legal move ``action`` names (case-insensitive), or :class:`IllegalAction`."""
     hint = f"legal moves: {', '.join(legal)}"
-    text = _move_text(action)
+    text = move_text(action)
     if len(text) > MAX_CHARS:
         raise IllegalAction(f"the reply is {len(text)} characters long; "
                             f"reply with one move ({hint})")
@@ -47,7 +47,10 @@ def read_move(action: Any, legal: list[str]) -> str:
     raise IllegalAction(f"no legal move found in the reply; {hint}")
 
 
-def _move_text(action: Any) -> str:
+def move_text(action: Any) -> str:
+    """The text of a move: a ``move`` tool call's argument, plain text or a message's content;
+    :class:`IllegalAction` for anything else (the games and the TextArena importer read moves
+    with it)."""
     try:
         calls = parse_tool_calls(action)
     except ToolCallParseError as e:
@@ -64,4 +67,4 @@ def _move_text(action: Any) -> str:
     raise IllegalAction(f"a move is text or a 'move' tool call, not {type(action).__name__}")
 
 
-__all__ = ["MAX_CHARS", "move_tool", "read_move"]
+__all__ = ["MAX_CHARS", "move_text", "move_tool", "read_move"]

@@ -32,9 +32,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from agentgym import Tool, ToolCallParseError, ToolSet, parse_tool_calls
+from agentgym import Tool, ToolSet
 from agentgym.errors import ConfigError, EnvNotFound, missing_extra
 from agentgym.multiagent import IllegalAction, MultiAgentEnv
+
+from ..games.moves import move_text
 
 SPLIT_SEEDS = {"train": 0, "test": 1_000_000_007}
 """Offset added to the seed of each split's games (TextArena has no task sets: a seed is a
@@ -86,22 +88,9 @@ def _move_tool() -> Tool:
 
 
 def _action_text(action: Any) -> str:
-    """The text of an action, or :class:`IllegalAction` for one that is not text."""
-    try:
-        calls = parse_tool_calls(action)
-    except ToolCallParseError as e:
-        raise IllegalAction(f"unreadable tool call: {e}") from e
-    if calls:
-        call = calls[-1]
-        if call.name != "move":
-            raise IllegalAction(f"unknown tool {call.name!r}; the only tool is 'move'")
-        text = str(call.arguments.get("move", ""))
-    elif isinstance(action, str):
-        text = action
-    elif isinstance(action, dict):
-        text = str(action.get("content") or "")
-    else:
-        raise IllegalAction(f"an action is text or a 'move' tool call, not {type(action).__name__}")
+    """The text of an action (:func:`~agentgym.envs.games.moves.move_text`), at most
+    :data:`MAX_CHARS` long, or :class:`IllegalAction`."""
+    text = move_text(action)
     if len(text) > MAX_CHARS:
         raise IllegalAction(f"the action is {len(text)} characters long (at most {MAX_CHARS})")
     return text
