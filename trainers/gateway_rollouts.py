@@ -216,11 +216,10 @@ class GatewayRollouts:
             reason = reason or "the agent made no model call"
             trajs = [Trajectory(aborted=True)]
         elif not reason:
-            if self.settings.reward == "posted":
-                reward, info = trajs[0].reward, dict[str, Any]()
-            else:
-                reward, info = self._reward(trajs[-1], task_id, split)
-            for t in trajs:
+            posted = trajs[0].reward
+            for t in trajs:  # each branch scored on its own turns, never on another branch's
+                reward, info = ((posted, dict[str, Any]()) if self.settings.reward == "posted"
+                                else self._reward(t, task_id, split))
                 t.reward, t.step_rewards, t.terminated = reward, [reward], True
                 t.info = {**info, **t.info}
         for t in trajs:
