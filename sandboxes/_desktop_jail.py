@@ -224,19 +224,26 @@ class Jail:
     max_memory_bytes: int | None = None
     """Without a cgroup: each process's address space (``RLIMIT_AS``); None: no cap."""
 
-    def host_argv(self, argv: Sequence[str]) -> list[str]:
+    def enter_cgroup(self) -> list[str]:
+        """The argv prefix that moves the process (and so all it starts) into the desktop's
+        cgroup before it runs; empty without one. It runs on the host's file system, where the
+        cgroup's files are (a jail's mounts do not hold them)."""
+        if not self.cgroup_procs:
+            return []
+        files = " ".join(shlex.quote(f) for f in self.cgroup_procs)
+        return ["sh", "-c", f'echo $$ | tee {files} >/dev/null && exec "$@"', "sh"]
+
+    def host_argv(self, argv: Sequence[str], *, enter: bool = True) -> list[str]:
         """``argv`` run as the desktop's uid, capability-free, with the process and memory
-        caps (in the desktop's cgroup where there is one)."""
+        caps (in the desktop's cgroup where there is one; ``enter=False`` when the caller
+        entered it already, outside a jail)."""
         limits = [f"--fsize={self.max_file_bytes}:{self.max_file_bytes}"]
         if self.max_memory_bytes is not None and not self.cgroup_procs:
             limits.append(f"--as={self.max_memory_bytes}:{self.max_memory_bytes}")
-        enter = []
-        if self.cgroup_procs:  # move this shell (and so all it starts) into the cgroup first
-            files = " ".join(shlex.quote(f) for f in self.cgroup_procs)
-            enter = ["sh", "-c", f'echo $$ | tee {files} >/dev/null && exec "$@"', "sh"]
+        prefix = self.enter_cgroup() if enter else []
         if self.uid is None:
-            return [*enter, "prlimit", *limits, "--", *argv]
-        return [*enter, "setpriv", f"--reuid={self.uid}", f"--regid={self.uid}",
+            return [*prefix, "prlimit", *limits, "--", *argv]
+        return [*prefix, "setpriv", f"--reuid={self.uid}", f"--regid={self.uid}",
                 "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs",
                 "--", "prlimit", f"--nproc={self.max_processes}:{self.max_processes}", *limits,
                 "--", *argv]
@@ -304,10 +311,11 @@ class Jail:
         root: :meth:`host_argv`."""
         if self.uid is None:
             return self.host_argv(argv)
-        return [self.bwrap, "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+        return [*self.enter_cgroup(),  # on the host: the jail below has no cgroup files
+                self.bwrap, "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
                 "--new-session", *self._mounts(service=True), "--chdir", str(self.bus),
                 "--",
-                *self.host_argv(argv)]
+                *self.host_argv(argv, enter=False)]
 
     def prepare(self, root: Path) -> None:
         """Create the folders and files, owned so that the desktop's uid can use them."""
