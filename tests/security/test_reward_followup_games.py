@@ -28,7 +28,7 @@ TICTACTOE = "games/tictactoe-vs-scripted-v0"
 
 def test_kuhn_poker_opts_out_of_move_naming_probes_itself() -> None:
     result = check_rewards(KUHN)
-    assert set(result.skipped) == {"echo", "always_equal"}
+    assert set(result.skipped) == {"echo", "always_equal", "tool_return"}
     assert all("legal move" in reason for reason in result.skipped.values())
     assert {p.kind for p in result.probes} == set(PROBE_KINDS) - set(result.skipped)
     result.raise_for_failures()
@@ -39,7 +39,7 @@ def test_the_opt_outs_are_what_make_kuhn_poker_pass(monkeypatch: pytest.MonkeyPa
     blanket skip."""
     monkeypatch.setattr(KuhnPokerEnv, "reward_probe_exemptions", {}, raising=False)
     failed = {p.kind for p in check_rewards(KUHN).failures}
-    assert failed == {"echo", "always_equal"}
+    assert failed == {"echo", "always_equal", "tool_return"}
 
 
 def test_the_exempted_probes_play_a_legal_move_in_kuhn_poker() -> None:

@@ -153,8 +153,8 @@ def _json(action: Any) -> Any:
     text = text.strip().removeprefix("```json").removeprefix("```").removesuffix("```").strip()
     try:
         return json.loads(text)
-    except ValueError as e:
-        raise ActionError(f"invalid JSON: {e}") from e
+    except (ValueError, RecursionError) as e:  # nested past the decoder's depth: malformed too
+        raise ActionError(f"invalid JSON: {str(e)[:200]}") from e
 
 
 __all__ = ["AndroidEnv", "load_tasks"]
