@@ -225,6 +225,7 @@ def test_device_at_every_entry_point(cuda, monkeypatch):
         return model, tokenizer
 
     monkeypatch.setattr(agentgym.models, "load_model_and_tokenizer", fake_loader)
+    monkeypatch.setattr(agentgym.models, "check_model_name", lambda name: None)  # "tiny": ours
     by_object = HFPolicy(model, tokenizer, device="auto")
     by_name = load_policy("hf:tiny?device=auto")
     default = load_policy("hf:tiny")

@@ -95,8 +95,10 @@ def test_the_desktops_refuse_a_state_folder_another_user_made(tmp_path: Path, mo
     assert sorted(p.name for p in folder.iterdir()) == ["state.json"]
 
 
-def test_the_state_folders_are_named_per_user() -> None:
+def test_the_state_folders_are_named_per_user(monkeypatch: pytest.MonkeyPatch) -> None:
     from agentgym.envs.webarena.sites.server import runtime_dir
+
+    monkeypatch.delenv("AGENTGYM_WEBARENA_RUNTIME", raising=False)  # other tests set their own
     from agentgym.sandboxes.desktop import STATE_DIR
 
     assert STATE_DIR.name.endswith(f"-{os.geteuid()}")
