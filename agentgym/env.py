@@ -162,8 +162,13 @@ class AgentEnv(gymnasium.Env[Observation, Any]):
         """Release the env's resources."""
         if self._is_async_native() and self._loop is not None:
             self._run(self._aclose())
-            self._loop.call_soon_threadsafe(self._loop.stop)
-            self._loop = None
+            loop, thread = self._loop, self._loop_thread
+            loop.call_soon_threadsafe(loop.stop)
+            self._loop = self._loop_thread = None
+            if thread is not None:  # closed here, not collected running at the interpreter's exit
+                thread.join(timeout=5)
+            if not loop.is_running():
+                loop.close()
         else:
             self._close()
 
