@@ -23,12 +23,7 @@ from typing import Any
 
 from agentgym import hookimpl
 
-from .objectives import discover, register_objectives
-
-TRAINER = "agentgym.trainers.grpo:GRPOTrainer"
-RUN = "agentgym.trainers:run_config"
-"""What ``agentgym train`` calls: ``run(config, overrides, trainer=entry) -> TrainResult``
-(``config`` is the parsed YAML mapping, ``entry`` the chosen trainer's registry entry)."""
+from .objectives import RUN, discover, register_objectives
 
 PRESETS: dict[str, dict[str, Any]] = {o.name: dict(o.preset) for o in discover()}
 """Config values each objective (``trainers/objectives/``) sets; the YAML file and overrides win."""

@@ -20,7 +20,8 @@ from typing import Any
 TRAINER = "agentgym.trainers.grpo:GRPOTrainer"
 """The trainer every objective of this package runs in (rollouts, update, evaluation)."""
 RUN = "agentgym.trainers:run_config"
-"""What ``agentgym train`` calls for them."""
+"""What ``agentgym train`` calls: ``run(config, overrides, trainer=entry) -> TrainResult``
+(``config`` is the parsed YAML mapping, ``entry`` the chosen trainer's registry entry)."""
 
 
 @dataclass(frozen=True)
