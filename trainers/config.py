@@ -96,6 +96,15 @@ class TrainConfig:
     """Distinct tasks (groups) per step, summed over every data-parallel rank."""
     group_size: int = 8
     """Rollouts per task (G); advantages are normalised within each group."""
+    rollout_mode: str = "chain"
+    """``chain``: G independent episodes per task. ``tree``: the group is grown as a tree of
+    forked episodes (:mod:`agentgym.rollout.tree`): G / tree_width^len(tree_branch_turns)
+    roots, each live episode forked ``tree_width`` ways after each turn in
+    ``tree_branch_turns``, shared prefixes trained once (:mod:`agentgym.trainers.tree_advantages`)."""
+    tree_width: int = 2
+    """Tree rollouts: copies each live episode forks into at a branch turn."""
+    tree_branch_turns: list[int] = field(default_factory=lambda: [1])
+    """Tree rollouts: the turns after which every live episode forks."""
     max_new_tokens: int = 12
     """Most tokens the model generates per turn."""
     max_turns: int | None = None
@@ -334,6 +343,10 @@ class TrainConfig:
         if self.rollout_source == "gateway" and self.summary_budget:
             raise ConfigError("summary_budget (summarised context) needs rollout_source: engine; "
                               "an external agent keeps its own history through the gateway")
+        if self.rollout_mode not in ("chain", "tree"):
+            raise ConfigError(f"rollout_mode must be chain or tree, not {self.rollout_mode!r}")
+        if self.rollout_mode == "tree":
+            self._check_tree()
         if self.env_backend not in ("asyncio", "ray"):
             raise ConfigError(f"env_backend must be asyncio or ray, not {self.env_backend!r}")
         if self.partial_rollouts and not self.async_rollouts:
@@ -343,6 +356,19 @@ class TrainConfig:
             self.summary_config()  # the one check of the summary settings
         if self.resume and self.overwrite:
             raise ConfigError("resume and overwrite exclude each other")
+
+    def _check_tree(self) -> None:
+        """Tree rollouts: a shape that fits the group, and the parts they cannot run with."""
+        from agentgym.rollout import TreeShape
+
+        TreeShape.for_group(self.group_size, self.tree_width, tuple(self.tree_branch_turns))
+        clash = [name for name, on in (
+            ("rollout_source: gateway", self.rollout_source == "gateway"),
+            ("async_rollouts", self.async_rollouts), ("summary_budget", self.summary_budget),
+            ("env_backend: ray", self.env_backend == "ray"),
+            ("dars_max_group_size", self.dars_max_group_size)) if on]
+        if clash:
+            raise ConfigError(f"rollout_mode: tree does not run with {', '.join(clash)}")
 
     def summary_config(self) -> SummaryConfig | None:
         """The rollouts' summarised-context setting (None when ``summary_budget`` is 0)."""

@@ -29,7 +29,8 @@ SECTIONS: dict[str, tuple[str, ...]] = {
     "model": ("model", "device", "dtype", "lora", "lora_r", "lora_alpha", "lora_dropout",
               "lora_target_modules", "parallel"),
     "rollout": ("rollout_source", "gateway", "policy", "weight_sync_url", "weight_sync_dir",
-                "tasks_per_step", "group_size", "max_new_tokens", "max_turns", "max_tokens",
+                "tasks_per_step", "group_size", "rollout_mode", "tree_width",
+                "tree_branch_turns", "max_new_tokens", "max_turns", "max_tokens",
                 "temperature", "top_p", "policy_timeout_s", "env_timeout_s",
                 "episode_timeout_s", "num_envs", "env_backend", "max_batch_size",
                 "summary_budget", "summary_max_tokens", "summary_max", "summary_instruction",
@@ -53,7 +54,7 @@ SECTIONS: dict[str, tuple[str, ...]] = {
 }
 """Section -> the config keys it owns."""
 
-ALIASES = {("model", "name"): "model"}
+ALIASES = {("model", "name"): "model", ("rollout", "mode"): "rollout_mode"}
 """Keys spelled differently inside their section (``model: {name: ...}`` sets ``model``)."""
 
 HOME = {key: section for section, keys in SECTIONS.items() for key in keys}

@@ -46,6 +46,7 @@ from .progress import RunProgress
 from .rollouts import RolloutResult, Rollouts
 from .state import RunParts, TrainResult, TrainState, final_report, load_checkpoint, save_checkpoint
 from .tracking import MetricsLogger
+from .tree_advantages import is_tree, tree_rows
 from .update import make_optimizer, make_scheduler, policy_update, precompute_logprobs
 
 logger = logging.getLogger(__name__)
@@ -211,6 +212,8 @@ class GRPOTrainer:
                 first.dropped_groups += len(more.groups) - len(kept)
                 first.seconds += more.seconds
                 first.generated_tokens += more.generated_tokens
+                first.extra["env_steps"] = (first.extra.get("env_steps", 0)
+                                            + more.extra.get("env_steps", 0))
                 groups += kept
             groups = groups[: len(local)]
         return groups, first
@@ -236,8 +239,12 @@ class GRPOTrainer:
         keys: list[Any] = [t.group_id for t in trajs]
         if cfg.advantage_scope == "agent":  # Dr. MAS: each seat against its own statistics
             keys = [(t.group_id, str(t.info.get("seat", ""))) for t in trajs]
-        adv = self.adv_fn(shaped, keys, eps=cfg.adv_eps)  # (N,)
-        rows, row_adv = context_rows(trajs, adv)  # SUPO: a row per context, the episode's adv
+        if is_tree(trajs):  # issue 41: each tree node's tokens once, with its node's advantage
+            rows, row_adv = tree_rows(trajs, shaped, normalise=cfg.advantage != "dr_grpo",
+                                      eps=cfg.adv_eps)
+        else:
+            adv = self.adv_fn(shaped, keys, eps=cfg.adv_eps)  # (N,)
+            rows, row_adv = context_rows(trajs, adv)  # SUPO: a row per context, episode's adv
         vision = None
         if self.processor is not None:
             if len(rows) != len(trajs):
@@ -272,7 +279,9 @@ class GRPOTrainer:
         t2 = time.perf_counter()
         self.state.step += 1
         self.state.last_trajectories = trajs
+        self.state.env_steps += int(ro.extra.get("env_steps", 0))
         return {
+            "env_steps": float(self.state.env_steps),
             "reward": reward_sum / max(n_total, 1),
             "success": wins / max(n_total, 1),
             "episodes": n_total,

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agentgym.policies import Policy, SamplingParams
-from agentgym.rollout import Engine, RolloutConfig, Trajectory, group_requests
+from agentgym.rollout import Engine, RolloutConfig, Trajectory, group_requests, tree_env_steps
 
 from .config import TrainConfig
 from .distributed import DistInfo, all_sum
@@ -69,20 +69,27 @@ class Rollouts:
         """``group_size`` episodes of each task (or ``sizes[i]`` of task ``i``: DARS), grouped
         per task in task order."""
         t0 = time.perf_counter()
-        counts = sizes if sizes is not None else [self.cfg.group_size] * len(task_ids)
-        requests = [r for t, g in zip(task_ids, counts, strict=True)
-                    for r in group_requests([t], g, seed=self.cfg.seed, round=round)]
-        trajs = self.train_engine.run(requests) if requests else []
-        by_group: dict[str, list[Trajectory]] = {}
-        for t in trajs:
-            by_group.setdefault(t.group_id, []).append(t)
-        groups = [sorted(g, key=lambda t: t.sample_idx) for g in by_group.values()]
+        if self.cfg.rollout_mode == "tree":  # issue 41: groups grown by forking episodes
+            groups = self.train_engine.generate_tree_groups(
+                task_ids, self.cfg.group_size, width=self.cfg.tree_width,
+                branch_turns=self.cfg.tree_branch_turns, seed=self.cfg.seed, round=round)
+            trajs = [t for g in groups for t in g]
+        else:
+            counts = sizes if sizes is not None else [self.cfg.group_size] * len(task_ids)
+            requests = [r for t, g in zip(task_ids, counts, strict=True)
+                        for r in group_requests([t], g, seed=self.cfg.seed, round=round)]
+            trajs = self.train_engine.run(requests) if requests else []
+            by_group: dict[str, list[Trajectory]] = {}
+            for t in trajs:
+                by_group.setdefault(t.group_id, []).append(t)
+            groups = [sorted(g, key=lambda t: t.sample_idx) for g in by_group.values()]
         return RolloutResult(
             groups=groups,
             seconds=time.perf_counter() - t0,
             generated_tokens=sum(t.num_generated_tokens for t in trajs),
             aborted=sum(t.aborted for t in trajs),
-            extra={"summarised": sum(bool(t.segments) for t in trajs),
+            extra={"env_steps": sum(tree_env_steps(g) for g in groups),
+                   "summarised": sum(bool(t.segments) for t in trajs),
                    "summaries": sum(len(t.segments) for t in trajs)},
         )
 

@@ -63,6 +63,8 @@ class TrainState:
     """Optimizer steps (rollout batches) done."""
     round: int = 0
     """Rollout rounds started (several per step with dynamic sampling); seeds the sampling."""
+    env_steps: int = 0
+    """Env steps the training rollouts took so far (a tree's shared prefixes once)."""
     last_trajectories: list[Any] = field(default_factory=list)
     """The last step's trained trajectories (saved with the checkpoint)."""
 
@@ -119,6 +121,7 @@ def save_checkpoint(cfg: TrainConfig, d: DistInfo, st: TrainState, parts: RunPar
             {
                 "step": st.step,
                 "round": st.round,
+                "env_steps": st.env_steps,
                 "scheduler": parts.scheduler.state_dict(),
                 "policy_version": getattr(parts.policy, "version", st.step),
                 "world_size": d.world_size,
@@ -165,6 +168,7 @@ def load_checkpoint(cfg: TrainConfig, d: DistInfo, st: TrainState, parts: RunPar
         parts.optimizer.load_state_dict(optimizer_state)
     parts.scheduler.load_state_dict(meta["scheduler"])
     st.step, st.round = int(meta["step"]), int(meta["round"])
+    st.env_steps = int(meta.get("env_steps", 0))
     if hasattr(parts.policy, "version"):
         parts.policy.version = int(meta["policy_version"])
     rank_state = load_rank_state(folder, d.rank)  # restores the RNGs last

@@ -23,6 +23,7 @@ from .stats import BusyTracker, EngineStats
 from .store import TrajectoryStore, iter_jsonl
 from .summary import SummaryConfig
 from .trajectory import Segment, Trajectory, jsonable
+from .tree import TreeShape, run_tree, tree_env_steps
 from .workers import EnvWorker, LocalEnvWorker, env_expert_actions, local_worker_factory
 
 __all__ = [
@@ -51,6 +52,7 @@ __all__ = [
     "SummaryConfig",
     "Trajectory",
     "TrajectoryStore",
+    "TreeShape",
     "elo_ratings",
     "env_expert_actions",
     "evaluate_sop",
@@ -65,9 +67,11 @@ __all__ = [
     "per_task",
     "record_experts",
     "resolve_max_turns",
+    "run_tree",
     "save_demonstrations",
     "sop_for_tasks",
     "sop_metrics",
     "summarize",
+    "tree_env_steps",
     "wilson_interval",
 ]

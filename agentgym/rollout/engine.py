@@ -212,6 +212,27 @@ class Engine:
         coro = self.agenerate_groups(task_ids, group_size, seed=seed)
         return self._run_sync(self._with_policy_cleanup(coro))
 
+    async def agenerate_tree_groups(
+        self, task_ids: Sequence[str], group_size: int, *, width: int = 2,
+        branch_turns: Sequence[int] = (1,), seed: int = 0, round: int | None = None,
+    ) -> list[list[Trajectory]]:
+        """One tree group per task (:mod:`agentgym.rollout.tree`), in task order: each task's
+        ``group_size`` leaves grown by forking episodes after ``branch_turns``."""
+        from .tree import run_tree
+
+        r = self._next_round() if round is None else round
+        return list(await asyncio.gather(*(
+            run_tree(self, t, group_size=group_size, width=width,
+                     branch_turns=tuple(branch_turns), seed=seed, round=r) for t in task_ids)))
+
+    def generate_tree_groups(self, task_ids: Sequence[str], group_size: int, *, width: int = 2,
+                             branch_turns: Sequence[int] = (1,), seed: int = 0,
+                             round: int | None = None) -> list[list[Trajectory]]:
+        """Sync twin of :meth:`agenerate_tree_groups`."""
+        coro = self.agenerate_tree_groups(task_ids, group_size, width=width,
+                                          branch_turns=branch_turns, seed=seed, round=round)
+        return self._run_sync(self._with_policy_cleanup(coro))  # type: ignore[no-any-return]
+
     # -- lifecycle ---------------------------------------------------------------------------
 
     async def _with_policy_cleanup(self, coro: Any) -> Any:

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass, field
+from copy import deepcopy
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import PolicyError, is_infrastructure_error
@@ -406,6 +407,21 @@ class Episode:
             self._env_spans = {k: ((a + shift, b + shift, g) if a >= end else (a, b, g))
                                for k, (a, b, g) in self._env_spans.items()}
             self._env_spans[i] = (start, start + len(ids), generated)
+
+    def fork(self, worker: EnvWorker | None, sample_idx: int) -> Episode:
+        """A copy of this episode continuing on ``worker`` (a fork of its env) as sample
+        ``sample_idx``: the same exact tokens, messages, log-probs, versions, return and policy
+        state, nothing shared that either copy changes. Tree rollouts use it
+        (:mod:`agentgym.rollout.tree`); the copy samples its own continuation, since sampling
+        seeds follow ``sample_idx``."""
+        copy = object.__new__(Episode)
+        shared = {"request", "policy", "config", "chat", "tracker", "worker"}
+        for name, value in vars(self).items():
+            setattr(copy, name, value if name in shared else deepcopy(value))
+        copy.worker = worker
+        copy.traj.sample_idx = sample_idx
+        copy.request = replace(self.request, sample_idx=sample_idx)
+        return copy
 
     def result(self) -> Trajectory:
         """The finished trajectory with info and timings filled in."""
