@@ -2,10 +2,17 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: setup demo test test-all lint bench clean setup-vllm test-vllm setup-openenv
+.PHONY: setup demo test test-all lint bench clean setup-vllm test-vllm setup-openenv \
+	setup-webarena-verified
 
 setup:
 	@bash scripts/setup.sh
+	@bash scripts/setup_webarena_verified_venv.sh
+
+# The webarena-verified package and its pins in their own environment (.venv-webarena-verified):
+# its evaluator scores web/webarena-verified-v0 in a worker process (docs/webarena.md).
+setup-webarena-verified:
+	@bash scripts/setup_webarena_verified_venv.sh
 
 demo: setup
 	$(PY) scripts/demo.py
