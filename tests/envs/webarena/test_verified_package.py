@@ -1,0 +1,112 @@
+"""WebArena-Verified's 812 tasks scored by the ``webarena-verified`` package itself, offline.
+
+Each task's reference episode (its expected answer and the network log its checks describe,
+:mod:`agentgym.envs.webarena.verified_reference`) goes through the package's evaluator in its
+worker; then the episode is broken (a wrong status or task type, a padded answer or a wrong value in it, the
+expected request missing or its body mistyped) and every break must score 0.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import parse_qsl, urlencode
+
+import pytest
+
+from agentgym.envs.webarena.official import hard_ids, read_official
+from agentgym.envs.webarena.verified_client import VerifiedScorer, available, worker_python
+
+ENVIRONMENTS = {site: f"http://127.0.0.1:{9000 + i}" for i, site in enumerate(
+    ("shopping", "shopping_admin", "reddit", "gitlab", "map", "wikipedia", "homepage"))}
+REFERENCE_FLOOR = 777
+"""Reference episodes the package scores 1.0 (of 812; the rest listed by the test's message)."""
+
+
+@pytest.fixture(scope="module")
+def worker() -> Iterator[VerifiedScorer]:
+    if not available():
+        pytest.skip("the webarena-verified environment is not set up: make setup-webarena-verified")
+    scorer = VerifiedScorer(worker_python())
+    yield scorer
+    scorer.close()
+
+
+def score(worker: VerifiedScorer, task_id: int, response: Any, har: list[Any]) -> float:
+    reply = worker.score(task_id, json.dumps(response), har, ENVIRONMENTS)
+    assert reply["ok"], reply
+    return float(reply["score"])
+
+
+def mistype(value: Any) -> Any:
+    """Another value of the same kind (a string: an unrelated word; the package compares some
+    formats, such as place names, fuzzily, so a one-letter slip may rightly pass)."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, (int, float)):
+        return value + 7
+    if isinstance(value, dict):
+        key = next(iter(value))
+        return {**value, key: mistype(value[key])}
+    return "xq-unrelated"
+
+
+def broken_logs(har: list[dict[str, Any]]) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """The reference log without its expected requests (the start page elsewhere), and with a form field's value wrong."""
+    opening = har[0]
+    elsewhere = {**opening, "request": {**opening["request"],
+                                        "url": opening["request"]["url"] + "/xq-elsewhere"}}
+    yield "requests missing", [elsewhere]
+    for n, entry in enumerate(har[1:], 1):
+        post = entry["request"].get("postData")
+        if post and "urlencoded" in post["mimeType"]:
+            fields = parse_qsl(post["text"], keep_blank_values=True)
+            if fields:
+                fields[0] = (fields[0][0], mistype(fields[0][1]))
+                request = {**entry["request"], "postData": {**post, "text": urlencode(fields)}}
+                yield "form field wrong", [*har[:n], {**entry, "request": request}, *har[n + 1:]]
+                return
+
+
+def test_every_task_scores_one_on_its_reference_and_zero_when_broken(
+        worker: VerifiedScorer) -> None:
+    records = read_official("webarena-verified")
+    assert len(records) == 812
+    scoreable, missed = [], []
+    for record in records:
+        task_id = int(record["task_id"])
+        ref = worker.reference(task_id, ENVIRONMENTS)
+        assert ref["ok"], ref
+        response, har = ref["response"], ref["har"]
+        if score(worker, task_id, response, har) != 1.0:
+            missed.append(task_id)
+            continue
+        scoreable.append(task_id)
+        wrong_status = "UNKNOWN_ERROR" if response["status"] != "UNKNOWN_ERROR" else "SUCCESS"
+        assert score(worker, task_id, {**response, "status": wrong_status}, har) == 0.0, task_id
+        other = "NAVIGATE" if response["task_type"].upper() != "NAVIGATE" else "MUTATE"
+        assert score(worker, task_id, {**response, "task_type": other}, har) == 0.0, task_id
+        data = response.get("retrieved_data")
+        if data:
+            padded = {**response, "retrieved_data": [*data, data[0]]}
+            assert score(worker, task_id, padded, har) == 0.0, (task_id, "padded")
+            wrong = {**response, "retrieved_data": [mistype(data[0]), *data[1:]]}
+            assert score(worker, task_id, wrong, har) == 0.0, (task_id, "wrong value", wrong)
+        negative = any(c["evaluator"] == "NetworkEventEvaluator" and c.get("should_not_exist")
+                       for c in record["eval"])
+        if len(har) > 1 and not negative:
+            for what, log in broken_logs(har):
+                assert score(worker, task_id, response, log) == 0.0, (task_id, what)
+    hard = hard_ids()
+    assert len(scoreable) >= REFERENCE_FLOOR, f"references not scoring 1.0: {missed}"
+    assert len([t for t in scoreable if t in hard]) >= len(hard) - len(missed)
+
+
+def test_the_worker_refuses_bad_requests_and_serves_on(worker: VerifiedScorer) -> None:
+    for bad in ({"op": "score", "task_id": 99999, "response": "{}", "har": []},
+                {"op": "score", "task_id": 44, "response": "{}", "har": "not a list"},
+                {"op": "nothing"}, {"task_id": "x"}):
+        reply = worker.call(bad)
+        assert reply.get("ok") is False or reply.get("score") == 0.0, reply
+    assert worker.call({"op": "ping"}) == {"ok": True, "version": "1.2.3", "tasks": 812}
