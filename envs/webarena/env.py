@@ -48,7 +48,9 @@ from .official_sites import (
     resolve,
     run_reset,
 )
-from .official_verified import RESPONSE_FORMAT
+from . import verified_client
+from .netlog import NetLog
+from .official_verified import RESPONSE_FORMAT, package_score
 from .sites.data_forum import FORUM_USER
 from .sites.data_gitlab import GITLAB_USER
 from .sites.data_shop import ADMIN_USER, SHOP_USER
@@ -133,6 +135,8 @@ class WebArenaEnv(WebEnv):
         self._login_cookies: dict[str, str] = {}
         self._auto_login: AutoLogin | None = None
         self._http: httpx.AsyncClient | None = None
+        self.netlog = NetLog()
+        """The episode's requests and responses (HAR entries, :mod:`.netlog`)."""
 
     # -- sites -------------------------------------------------------------------------------
 
@@ -204,6 +208,8 @@ class WebArenaEnv(WebEnv):
         assert self.session is not None  # noqa: S101 -- set by WebEnv._areset
         context = self.session.context
         self.result_info = {}
+        self.netlog.clear()
+        self.netlog.attach(context)
         cookies: list[dict[str, Any]] = []
         if not self.external:
             self.session_id = secrets.token_urlsafe(12)
@@ -262,13 +268,22 @@ class WebArenaEnv(WebEnv):
         if action.name != "stop" or self.task is None:
             return 0.0, False, {}
         config = json.loads(self.resolve(json.dumps(self.task.data["config"])))
-        helpers = SiteHelpers(self.site_urls, self._site_client())
-        result = await evaluate(config, self.answer, _Probe(self), self.judge, helpers)
-        self.result_info = {"success": result.score >= 1.0, "eval": result.parts,
-                            "eval_notes": result.notes, "answer": self.answer}
-        if result.error:
-            self.result_info["eval_error"] = result.error
-        return result.score, True, dict(self.result_info)
+        network_log = await self.netlog.snapshot()
+        if isinstance(config.get("eval"), list) and verified_client.available():
+            score, info = await package_score(self.task.data["config"], self.answer,
+                                              network_log, self.site_urls)
+            self.result_info = {"success": score >= 1.0, **info, "answer": self.answer}
+        else:
+            helpers = SiteHelpers(self.site_urls, self._site_client())
+            result = await evaluate(config, self.answer, _Probe(self), self.judge, helpers)
+            score = result.score
+            self.result_info = {"success": result.score >= 1.0, "eval": result.parts,
+                                "eval_notes": result.notes, "answer": self.answer}
+            if result.error:
+                self.result_info["eval_error"] = result.error
+        self.result_info["network_log"] = network_log
+        self.result_info["network_log_dropped"] = self.netlog.dropped
+        return score, True, dict(self.result_info)
 
     async def _drop_session(self, sid: str) -> None:
         try:

@@ -19,6 +19,10 @@ String formats that need the package's parsers (``date``, ``duration``, ``distan
 ``location-name``, ``coordinates``, ``url``, ``month``...) and the ``NetworkEventEvaluator``
 (which reads the episode's network log) are not implemented: such a task fails closed (score 0,
 an error naming what is missing).
+
+The env scores with the package itself (:func:`package_score`: its worker, fed the answer and
+the episode's network log, :mod:`.netlog`) whenever ``make setup-webarena-verified`` has set it
+up; the hand-written comparison above is the fallback without it.
 """
 
 from __future__ import annotations
@@ -189,3 +193,29 @@ def verified_score(checks: list[Any], answer: str | None) -> float:
     for check in checks:
         score *= response_score(check, answer)
     return score
+
+
+async def package_score(config: dict[str, Any], answer: str | None,
+                        network_log: list[dict[str, Any]],
+                        site_urls: dict[str, str]) -> tuple[float, dict[str, Any]]:
+    """The ``webarena-verified`` package's own verdict (its worker, :mod:`.verified_client`)
+    on the answer and the episode's network log: the score and what goes into ``info``.
+
+    Raises :class:`~.verified_client.VerifiedEvaluatorMissing` when its environment is not set
+    up and :class:`~.verified_client.VerifiedWorkerError` (infrastructure) when the worker fails.
+    """
+    import asyncio
+
+    from .verified_client import scorer
+
+    environments = {s: site_urls[s] for s in config.get("sites", ()) if s in site_urls}
+    reply = await asyncio.to_thread(scorer().score, int(config["task_id"]), answer,
+                                    network_log, environments)
+    parts = {p["name"] + (f"[{i}]" if i else ""): p["score"]
+             for i, p in enumerate(reply.get("evaluators") or [])}
+    info: dict[str, Any] = {"eval": parts, "eval_notes": [
+        f"{p['name']}: {m}" for p in reply.get("evaluators") or [] for m in p["messages"]]}
+    if not reply.get("ok") or reply.get("status") == "error":
+        info["eval_error"] = str(reply.get("error") or "the package could not evaluate")[:500]
+        return 0.0, info
+    return float(reply["score"]), info

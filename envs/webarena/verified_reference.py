@@ -136,7 +136,7 @@ def _url(check: dict[str, Any], render: Any, home: str) -> str:
     if isinstance(template, str) and template.startswith("^.*/"):  # any host: the site's
         template = f"^{home}{template[3:]}"
     url = render(unpattern(template))
-    params = {k: first(v) for k, v in (expected.get("query_params") or {}).items()}
+    params = {k: unpattern(first(v)) for k, v in (expected.get("query_params") or {}).items()}
     if not params:
         return url
     if check.get("decode_base64_query"):
@@ -167,8 +167,8 @@ def network_entry(check: dict[str, Any], render: Any, home: str) -> dict[str, An
                                    "text": json.dumps(values)}
         else:
             request["postData"] = {"mimeType": "application/x-www-form-urlencoded",
-                                   "text": urlencode({k: "" if v is None else str(v)
-                                                      for k, v in values.items()})}
+                                   "text": urlencode({k: str(v) for k, v in values.items()
+                                                      if v is not None})}
     status = int(first(expected.get("response_status")) or 200)
     response: dict[str, Any] = {"status": status, "headers": [], "cookies": [],
                                 "redirectURL": ""}

@@ -1,0 +1,148 @@
+"""The episode's network log: every request and response of a browser context, as HAR entries.
+
+:class:`NetLog` listens to a Playwright ``BrowserContext`` (``requestfinished`` and
+``requestfailed``) and keeps one HAR 1.2 entry per request: method, URL, request headers and
+body, status, response headers, ``Location`` as ``redirectURL``, cookies set, and the response
+body where WebArena-Verified's ``NetworkEventEvaluator`` reads one (JSON responses). This is the
+shape the ``webarena-verified`` package loads (``NetworkTrace.from_content``), so an entry list
+goes to its evaluator as it is.
+
+Bounded: request bodies to :data:`MAX_REQUEST_BODY` characters, response bodies to
+:data:`MAX_RESPONSE_BODY` (JSON only), at most :data:`MAX_ENTRIES` entries and
+:data:`MAX_BYTES` in all; what is left out is counted (``dropped``) so a truncated log says so.
+The page is hostile: a body that cannot be read is left out, never raised.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from playwright.async_api import BrowserContext, Request
+
+logger = logging.getLogger(__name__)
+
+MAX_ENTRIES = 1000
+MAX_REQUEST_BODY = 16 * 1024
+MAX_RESPONSE_BODY = 64 * 1024
+MAX_BYTES = 2 * 1024 * 1024
+"""The log's size bound (its JSON, roughly); entries past it are dropped and counted."""
+STATIC = (".css", ".js", ".png", ".jpg", ".jpeg", ".gif", ".svg", ".woff", ".woff2", ".ttf",
+          ".ico", ".webp")
+
+
+def _headers(headers: dict[str, str]) -> list[dict[str, str]]:
+    return [{"name": k, "value": str(v)[:4096]} for k, v in headers.items()]
+
+
+def _cookies(set_cookie: str) -> list[dict[str, str]]:
+    """The name and value of each cookie in a (newline-joined) ``set-cookie`` header."""
+    out = []
+    for line in set_cookie.splitlines():
+        name, sep, rest = line.partition("=")
+        if sep and name.strip():
+            out.append({"name": name.strip(), "value": rest.split(";", 1)[0].strip()})
+    return out
+
+
+class NetLog:
+    """The HAR entries of one browser context's traffic, bounded in size."""
+
+    def __init__(self) -> None:
+        self.entries: list[dict[str, Any]] = []
+        self.dropped = 0
+        self._bytes = 0
+        self._pending: set[asyncio.Task[None]] = set()
+        self._context: BrowserContext | None = None
+
+    def attach(self, context: BrowserContext) -> None:
+        """Start recording ``context``'s requests (once; a second attach moves it)."""
+        self.detach()
+        self._context = context
+        context.on("requestfinished", self._on_finished)
+        context.on("requestfailed", self._on_failed)
+
+    def detach(self) -> None:
+        """Stop recording (the entries stay)."""
+        if self._context is not None:
+            self._context.remove_listener("requestfinished", self._on_finished)
+            self._context.remove_listener("requestfailed", self._on_failed)
+            self._context = None
+
+    def clear(self) -> None:
+        """Forget the entries (a new episode on a recycled context)."""
+        self.entries, self.dropped, self._bytes = [], 0, 0
+
+    def _on_finished(self, request: Request) -> None:
+        self._spawn(self._record(request, failed=False))
+
+    def _on_failed(self, request: Request) -> None:
+        self._spawn(self._record(request, failed=True))
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        self._pending.add(task)
+        task.add_done_callback(self._pending.discard)
+
+    async def _record(self, request: Request, failed: bool) -> None:
+        try:
+            entry = await self._entry(request, failed)
+        except Exception as e:  # noqa: BLE001 -- a request that vanished is left out
+            logger.debug("network log: %s left out: %s", request.url[:100], e)
+            self.dropped += 1
+            return
+        self.add(entry)
+
+    def add(self, entry: dict[str, Any]) -> None:
+        """Keep ``entry`` if the bounds allow it (else count it as dropped)."""
+        size = len(json.dumps(entry))
+        if len(self.entries) >= MAX_ENTRIES or self._bytes + size > MAX_BYTES:
+            self.dropped += 1
+            return
+        self._bytes += size
+        self.entries.append(entry)
+
+    async def _entry(self, request: Request, failed: bool) -> dict[str, Any]:
+        headers = await request.all_headers()
+        req: dict[str, Any] = {"method": request.method, "url": request.url,
+                               "headers": _headers(headers)}
+        body = request.post_data
+        if body:
+            req["postData"] = {"mimeType": headers.get("content-type", ""),
+                               "text": body[:MAX_REQUEST_BODY]}
+        resp: dict[str, Any] = {"status": 0, "headers": [], "cookies": [], "redirectURL": "",
+                                "content": {"mimeType": "", "size": 0}}
+        response = None if failed else await request.response()
+        if response is not None:
+            rheaders = await response.all_headers()
+            mime = rheaders.get("content-type", "")
+            resp.update(status=response.status, headers=_headers(rheaders),
+                        cookies=_cookies(rheaders.get("set-cookie", "")),
+                        redirectURL=rheaders.get("location", "") if 300 <= response.status < 400
+                        else "")
+            resp["content"]["mimeType"] = mime
+            path = request.url.split("?", 1)[0]
+            if "json" in mime and not path.endswith(STATIC) and response.status < 300:
+                text = (await response.body())[:MAX_RESPONSE_BODY].decode("utf-8", "replace")
+                resp["content"].update(text=text, size=len(text))
+        else:
+            resp["_failure"] = (request.failure or "failed")[:200]
+        return {"startedDateTime": "", "time": 0, "request": req, "response": resp}
+
+    async def flush(self, timeout_s: float = 5.0) -> None:
+        """Wait (bounded) for the entries still being read."""
+        if self._pending:
+            await asyncio.wait(list(self._pending), timeout=timeout_s)
+
+    async def snapshot(self) -> list[dict[str, Any]]:
+        """The entries so far (in-flight ones finished first)."""
+        await self.flush()
+        return list(self.entries)
+
+    def har(self) -> dict[str, Any]:
+        """The log as a HAR 1.2 document."""
+        return {"log": {"version": "1.2", "creator": {"name": "agentgym", "version": "1"},
+                        "entries": list(self.entries), "_dropped": self.dropped}}

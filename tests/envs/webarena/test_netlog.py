@@ -1,0 +1,80 @@
+"""The episode's network log on the bundled sites in real Chromium, and its bounds."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from agentgym.envs.webarena import netlog
+from agentgym.envs.webarena.env import WebArenaEnv
+from agentgym.envs.webarena.netlog import NetLog
+from agentgym.envs.webarena.tasks import load_tasks
+from agentgym.envs.webarena.verified_client import VerifiedScorer, available, worker_python
+
+
+def mutating_task() -> str:
+    """A task whose expert submits a form (a POST)."""
+    for task in load_tasks().split("test"):
+        if task.data["config"]["intent_template_id"] == 205:
+            return task.task_id
+    raise LookupError(205)
+
+
+async def expert_episode(task_id: str) -> dict[str, Any]:
+    env = WebArenaEnv(split="test")
+    try:
+        obs, _ = await env.areset(options={"task_id": task_id})
+        assert env.task is not None
+        for step in env.expert_actions(env.task) or []:
+            obs, _, terminated, _, info = await env.astep(step(obs["text"]))
+            if terminated:
+                return info
+        raise AssertionError("the expert never stopped")
+    finally:
+        await env.aclose()
+
+
+@pytest.mark.browser
+@pytest.mark.usefixtures("needs_chromium", "site_server")
+def test_an_episode_keeps_every_request_in_the_packages_format() -> None:
+    info = asyncio.run(expert_episode(mutating_task()))
+    log = info["network_log"]
+    assert info["success"] and info["network_log_dropped"] == 0
+    for entry in log:  # what webarena-verified's NetworkEvent reads
+        assert {"method", "url", "headers"} <= set(entry["request"])
+        assert {"status", "headers", "redirectURL"} <= set(entry["response"])
+    navigations = [e for e in log if {"name": "sec-fetch-mode", "value": "navigate"}
+                   in e["request"]["headers"]]
+    assert navigations and navigations[0]["response"]["status"] == 200
+    posts = [e for e in log if e["request"]["method"] == "POST"]
+    assert posts and all(e["request"]["postData"]["text"] for e in posts)
+    assert any(e["response"]["redirectURL"] for e in posts), [e["response"] for e in posts]
+    if available():  # the package loads it as a network trace
+        worker = VerifiedScorer(worker_python())
+        try:
+            reply = worker.score(44, '{"task_type": "NAVIGATE", "status": "SUCCESS"}', log,
+                                 {"gitlab": log[0]["request"]["url"]})
+        finally:
+            worker.close()
+        assert reply["ok"] and reply["status"] != "error", reply
+
+
+def test_the_log_is_bounded_and_counts_what_it_drops(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(netlog, "MAX_ENTRIES", 3)
+    log = NetLog()
+    entry = {"request": {"method": "GET", "url": "http://x/", "headers": []},
+             "response": {"status": 200, "headers": [], "redirectURL": ""}}
+    for _ in range(5):
+        log.add(entry)
+    assert len(log.entries) == 3 and log.dropped == 2
+    monkeypatch.setattr(netlog, "MAX_BYTES", 10)
+    log.clear()
+    log.add(entry)
+    assert log.entries == [] and log.dropped == 1 and log.har()["log"]["_dropped"] == 1
+
+
+def test_cookies_are_read_from_set_cookie_lines() -> None:
+    assert netlog._cookies("a=1; Path=/\nb=x%20y; HttpOnly\n=bad\nnovalue") == [
+        {"name": "a", "value": "1"}, {"name": "b", "value": "x%20y"}]
