@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .trajectory import Trajectory
+from .viewer_netlog import network_panel
 
 EXCERPT_CHARS = 1200
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -148,6 +149,7 @@ def render_episode(traj: Trajectory, image_urls: list[str], index_href: str = "i
         parts.append(f'<div class="step"><div class="shot">{shots}</div>'
                      f'<div class="fields">{fields}</div></div>')
         i += 1
+    parts.append(network_panel(traj.info))
     parts.append("</body></html>")
     return "\n".join(parts)
 

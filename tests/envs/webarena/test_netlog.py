@@ -1,8 +1,10 @@
-"""The episode's network log on the bundled sites in real Chromium, and its bounds."""
+"""The episode's network log on the bundled sites in real Chromium, its bounds, and its panel in
+the trajectory viewer (rendered in Chromium)."""
 
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,6 +14,9 @@ from agentgym.envs.webarena.env import WebArenaEnv
 from agentgym.envs.webarena.netlog import NetLog
 from agentgym.envs.webarena.tasks import load_tasks
 from agentgym.envs.webarena.verified_client import VerifiedScorer, available, worker_python
+from agentgym.rollout.trajectory import Trajectory
+from agentgym.rollout.viewer import write_viewer
+from agentgym.sandboxes.browser import BrowserPool, NetworkPolicy
 
 
 def mutating_task() -> str:
@@ -78,3 +83,33 @@ def test_the_log_is_bounded_and_counts_what_it_drops(monkeypatch: pytest.MonkeyP
 def test_cookies_are_read_from_set_cookie_lines() -> None:
     assert netlog._cookies("a=1; Path=/\nb=x%20y; HttpOnly\n=bad\nnovalue") == [
         {"name": "a", "value": "1"}, {"name": "b", "value": "x%20y"}]
+
+
+async def _render(url: str) -> tuple[str, int]:
+    async with BrowserPool(max_browsers=1) as pool:
+        session = await pool.new_session(NetworkPolicy())
+        await session.context.unroute_all()  # the viewer is a file:// page
+        await session.page.goto(url)
+        text = await session.page.inner_text("details.netlog")
+        rows = await session.page.locator("details.netlog tr").count()
+        scripts = await session.page.locator("details.netlog script").count()
+        await session.aclose()
+    return text, rows - 1 + scripts * 1000
+
+
+@pytest.mark.browser
+@pytest.mark.usefixtures("needs_chromium", "site_server")
+def test_the_viewer_shows_the_network_log(tmp_path: Path) -> None:
+    info = asyncio.run(expert_episode(mutating_task()))
+    hostile = {"request": {"method": "GET", "url": "http://x/<script>alert(1)</script>",
+                           "headers": []}, "response": {"status": 200, "redirectURL": ""}}
+    info["network_log"].append(hostile)
+    traj = Trajectory(task_id="t", env_id="web/webarena-lite-v0", messages=[
+        {"role": "user", "content": "obs"}], info=info, terminated=True)
+    write_viewer(tmp_path, [traj])
+    page = next(tmp_path.glob("0000_*.html"))
+    text, rows = asyncio.run(_render(page.as_uri()))
+    assert rows == len(info["network_log"])  # one row a request, no script from the log
+    assert f"{rows} requests" in text and "POST" in text and "<script>" in text
+    post = next(e for e in info["network_log"] if e["request"]["method"] == "POST")
+    assert post["request"]["url"] in text and post["response"]["redirectURL"] in text
