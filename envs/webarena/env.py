@@ -34,9 +34,11 @@ from agentgym.sandboxes.browser import (
 )
 from agentgym.tasks import Task, TaskSet
 
+from . import verified_client
 from .evaluators import evaluate
 from .expert import ExpertStep
 from .judges import Judge, NormalizedJudge
+from .netlog import NetLog
 from .official import official_split
 from .official_helpers import SiteHelpers
 from .official_login import AutoLogin
@@ -48,8 +50,6 @@ from .official_sites import (
     resolve,
     run_reset,
 )
-from . import verified_client
-from .netlog import NetLog
 from .official_verified import RESPONSE_FORMAT, package_score
 from .sites.data_forum import FORUM_USER
 from .sites.data_gitlab import GITLAB_USER
