@@ -157,7 +157,8 @@ def network_entry(check: dict[str, Any], render: Any, home: str) -> dict[str, An
         if name.lower() in ("referer", "redirect_url"):
             value = render(unpattern(value))
         headers.append({"name": name, "value": str(unpattern(value))})
-    request: dict[str, Any] = {"method": method, "url": _url(check, render, home), "headers": headers}
+    request: dict[str, Any] = {"method": method, "url": _url(check, render, home),
+                               "headers": headers}
     post = expected.get("post_data")
     if post:
         values = _nested({k: unpattern(first(v)) for k, v in post.items()})

@@ -2,8 +2,9 @@
 
 Each task's reference episode (its expected answer and the network log its checks describe,
 :mod:`agentgym.envs.webarena.verified_reference`) goes through the package's evaluator in its
-worker; then the episode is broken (a wrong status or task type, a padded answer or a wrong value in it, the
-expected request missing or its body mistyped) and every break must score 0.
+worker; then the episode is broken (a wrong status or task type, a padded answer or a wrong
+value in it, the expected request missing or a form field's value wrong) and every break must
+score 0.
 """
 
 from __future__ import annotations
@@ -53,7 +54,8 @@ def mistype(value: Any) -> Any:
 
 
 def broken_logs(har: list[dict[str, Any]]) -> Iterator[tuple[str, list[dict[str, Any]]]]:
-    """The reference log without its expected requests (the start page elsewhere), and with a form field's value wrong."""
+    """The reference log without its expected requests (the start page elsewhere), and with a
+    form field's value wrong."""
     opening = har[0]
     elsewhere = {**opening, "request": {**opening["request"],
                                         "url": opening["request"]["url"] + "/xq-elsewhere"}}
