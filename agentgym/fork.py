@@ -8,6 +8,12 @@ changes another or the parent. Two ways, chosen by the spec's ``forkable``:
 - ``state``: the env clones itself (:meth:`agentgym.TaskToolEnv.fork_clone`: what an episode
   only reads is shared, what it changes, :meth:`~agentgym.TaskToolEnv.fork_state`, is deep
   copied) under copies of its wrappers. Nothing is built or replayed: microseconds.
+- ``snapshot``: for envs whose state lives outside the Python object (a browser, a site's
+  database): the env writes plain-data snapshots of its state (:meth:`fork_snapshot`, one per
+  copy, each owning its own copied resources) and a fresh env from :func:`agentgym.make`
+  restores one (:meth:`fork_restore`) on the loop that will step it, ending on the parent's
+  observation or refusing with :class:`~agentgym.ForkError`; a refused restore falls back to
+  ``replay``. The WebArena twin forks this way (``envs/webarena/fork.py``).
 - ``replay``: the generic fallback. A fresh copy from :func:`agentgym.make` is reset with the
   parent's seed and options and
   replays the parent's recorded actions; it is exact for deterministic envs, and the copy must
@@ -16,7 +22,8 @@ changes another or the parent. Two ways, chosen by the spec's ``forkable``:
 
 Wrappers carry their own episode state (``TurnLimit.turns``) in ``fork_fields``, copied layer by
 layer. ``forkable: no`` refuses, as does an env not made by :func:`agentgym.make`. Forks share
-nothing writable: each is its own env, and what ``state`` copies is deep-copied.
+nothing writable: each is its own env, and what ``state`` copies is deep-copied. Each copy's
+base env says how it was made in ``fork_origin`` (``state``, ``snapshot`` or ``replay``).
 """
 
 from __future__ import annotations
@@ -35,9 +42,14 @@ def fork_mode(env: Any) -> str:
     spec = getattr(base, "agentgym_spec", None)
     mode = getattr(spec, "forkable", "auto")
     if mode == "auto":
-        mode = "state" if getattr(type(base), "fork_fields", None) is not None else "replay"
-    if mode not in ("state", "replay", "no"):
-        raise ForkError(f"forkable must be auto, state, replay or no, not {mode!r}")
+        if getattr(type(base), "fork_fields", None) is not None:
+            mode = "state"
+        elif callable(getattr(base, "fork_snapshot", None)):
+            mode = "snapshot"
+        else:
+            mode = "replay"
+    if mode not in ("state", "snapshot", "replay", "no"):
+        raise ForkError(f"forkable must be auto, state, snapshot, replay or no, not {mode!r}")
     return mode
 
 
@@ -64,7 +76,52 @@ def fork(env: Any, n: int = 1) -> list[Any]:
                         "be recorded)")
     if mode == "state":
         return [_clone(env, trace) for _ in range(n)]
+    if mode == "snapshot":
+        try:
+            snaps = base._run(base.fork_snapshot(n))
+        except ForkError:
+            return _replay(env, n, trace, name)
+        return [_restored(env, trace, name, snap, sync=True) for snap in snaps]
     return _replay(env, n, trace, name)
+
+
+def _made(env: Any, name: str) -> tuple[Any, str, dict[str, Any]]:
+    made = getattr(env.unwrapped, "agentgym_made", None)
+    if made is None:
+        raise ForkError(f"{name} was not made by agentgym.make and has no fork_fields: nothing "
+                        "to build its copies from")
+    return made  # type: ignore[no-any-return]
+
+
+def _adopt(parent: Any, child: Any, trace: ForkTrace) -> None:
+    """Give ``child`` (made like ``parent``) the parent's fork trace, RNG and wrapper state."""
+    for mine, theirs in zip(_layers(child), _layers(parent), strict=False):
+        for field_name in getattr(theirs, "fork_fields", None) or ():
+            if mine is not mine.unwrapped:
+                setattr(mine, field_name, copy.deepcopy(getattr(theirs, field_name)))
+    base, kid = parent.unwrapped, child.unwrapped
+    kid._fork_trace = copy.deepcopy(trace)
+    if getattr(base, "_np_random", None) is not None:
+        kid._np_random = copy.deepcopy(base._np_random)
+    kid._last_text = base._last_text
+    kid.fork_origin = "snapshot"
+
+
+def _restored(env: Any, trace: ForkTrace, name: str, snap: Any, *, sync: bool) -> Any:
+    """A fresh env restored from ``snap`` on its own loop; a refused restore replays."""
+    make, env_id, kwargs = _made(env, name)
+    child = make(env_id, **kwargs)
+    try:
+        child.unwrapped._run(child.unwrapped.fork_restore(snap))
+    except ForkError:
+        child.close()
+        [child] = _replay(env, 1, trace, name)
+        return child
+    except BaseException:
+        child.close()
+        raise
+    _adopt(env, child, trace)
+    return child
 
 
 def _clone(env: Any, trace: ForkTrace) -> Any:
@@ -72,6 +129,7 @@ def _clone(env: Any, trace: ForkTrace) -> Any:
     layers = _layers(env)
     inner = layers[-1].fork_clone()
     inner._fork_trace = copy.deepcopy(trace)
+    inner.fork_origin = "state"
     for layer in reversed(layers[:-1]):
         outer = copy.copy(layer)
         outer.env = inner
@@ -84,11 +142,7 @@ def _clone(env: Any, trace: ForkTrace) -> Any:
 def _replay(env: Any, n: int, trace: ForkTrace, name: str) -> list[Any]:
     """Replay forks: fresh envs from :func:`agentgym.make` replay the recorded actions."""
     base = env.unwrapped
-    made = getattr(base, "agentgym_made", None)
-    if made is None:
-        raise ForkError(f"{name} was not made by agentgym.make and has no fork_fields: nothing "
-                        "to build its copies from")
-    make, env_id, kwargs = made  # the builder that made the parent (agentgym.make)
+    make, env_id, kwargs = _made(env, name)  # the builder that made the parent
     children = []
     try:
         for _ in range(n):
@@ -101,6 +155,7 @@ def _replay(env: Any, n: int, trace: ForkTrace, name: str) -> list[Any]:
                 raise ForkError(f"{name}: replaying {len(trace.actions)} actions did not reach "
                                 "the parent's observation (the env is not deterministic); it "
                                 "cannot be forked by replay")
+            child.unwrapped.fork_origin = "replay"
     except BaseException:
         for child in children:
             child.close()
@@ -109,8 +164,58 @@ def _replay(env: Any, n: int, trace: ForkTrace, name: str) -> list[Any]:
 
 
 async def afork(env: Any, n: int = 1) -> list[Any]:
-    """Async twin of :func:`fork` (runs it in a worker thread)."""
-    return await asyncio.get_running_loop().run_in_executor(None, fork, env, n)
+    """Async twin of :func:`fork`.
+
+    An async-native env (one whose resources are bound to the loop that drives it, such as a
+    browser) forks on the running loop: its copies are restored or replayed through their
+    async twins here, so the loop that steps them owns them. Others fork in a worker thread.
+    """
+    base = env.unwrapped
+    if n < 1 or not base._is_async_native() or fork_mode(env) in ("state", "no"):
+        return await asyncio.get_running_loop().run_in_executor(None, fork, env, n)
+    name = getattr(getattr(base, "agentgym_spec", None), "id", type(base).__name__)
+    trace: ForkTrace | None = getattr(base, "_fork_trace", None)
+    if trace is None:
+        raise ForkError(f"{name}: no episode to fork (reset it first, or an action could not "
+                        "be recorded)")
+    snaps: list[Any] = []
+    if fork_mode(env) == "snapshot":
+        try:
+            snaps = await base.fork_snapshot(n)
+        except ForkError:
+            snaps = []
+    make, env_id, kwargs = _made(env, name)
+    children: list[Any] = []
+    try:
+        for i in range(n):
+            child = await asyncio.to_thread(make, env_id, **kwargs)
+            children.append(child)
+            if snaps:
+                try:
+                    await child.unwrapped.fork_restore(snaps[i])
+                    _adopt(env, child, trace)
+                    continue
+                except ForkError:  # not restorable exactly: this copy replays instead
+                    await child.aclose()
+                    child = children[-1] = await asyncio.to_thread(make, env_id, **kwargs)
+            await _areplay(child, trace, base, name)
+    except BaseException:
+        for child in children:
+            await child.aclose()
+        raise
+    return children
+
+
+async def _areplay(child: Any, trace: ForkTrace, base: Any, name: str) -> None:
+    """Replay the parent's actions in ``child`` through its async twins."""
+    await child.areset(seed=trace.seed, options=copy.deepcopy(trace.options))
+    for action in trace.actions:
+        await child.astep(copy.deepcopy(action))
+    if child.unwrapped._last_text != base._last_text:
+        raise ForkError(f"{name}: replaying {len(trace.actions)} actions did not reach the "
+                        "parent's observation (the env is not deterministic); it cannot be "
+                        "forked by replay")
+    child.unwrapped.fork_origin = "replay"
 
 
 __all__ = ["afork", "fork", "fork_mode"]

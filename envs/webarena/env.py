@@ -285,6 +285,19 @@ class WebArenaEnv(WebEnv):
         self.result_info["network_log_dropped"] = self.netlog.dropped
         return score, True, dict(self.result_info)
 
+    async def fork_snapshot(self, n: int) -> list[dict[str, Any]]:
+        """``n`` plain-data snapshots of this episode, each with its own copy of the sites'
+        data, for :func:`agentgym.fork` (:mod:`.fork`)."""
+        from .fork import snapshot
+
+        return await snapshot(self, n)
+
+    async def fork_restore(self, snap: dict[str, Any]) -> None:
+        """Bring this fresh env to a :meth:`fork_snapshot` state (ForkError when inexact)."""
+        from .fork import restore
+
+        await restore(self, snap)
+
     async def _drop_session(self, sid: str) -> None:
         try:
             await self._site_client().delete(f"{next(iter(self.site_urls.values()))}"
