@@ -96,6 +96,9 @@ def agentgym_register_envs(register: EnvRegistrar) -> None:
     from .gui.registration import register_gui
 
     register_gui(register)
+    from .terminal.registration import register_terminal
+
+    register_terminal(register)
 
 
 @hookimpl
@@ -112,3 +115,15 @@ def agentgym_register_resolvers(register: NamedRegistrar) -> None:
     from .imported.resolvers import register_resolvers
 
     register_resolvers(register)
+    from .terminal.registration import HarborResolver
+
+    register(HarborResolver.prefix, HarborResolver, description=(HarborResolver.__doc__ or "")
+             .strip().splitlines()[0], importer=False, install=HarborResolver.install)
+
+
+@hookimpl
+def agentgym_register_policies(register: NamedRegistrar) -> None:
+    """Register ``oracle`` (the terminal family's reference solutions, replayed)."""
+    from .terminal.registration import register_policies
+
+    register_policies(register)

@@ -182,11 +182,7 @@ class BubblewrapSandbox(Sandbox):
         side: int,
         cgroup: RunCgroup | None,
     ) -> RunResult:
-        script = build_script(
-            limits, workdir="/work", tar_bytes=tar_bytes, fetch=fetch, fetch_fd=side,
-            nproc=True, cleanup_before=False, cleanup_after=False,
-            address_space=cgroup is None,  # a run cgroup caps memory itself (threads work)
-        )  # fmt: skip
+        script = self._script(limits, tar_bytes, fetch, side, cgroup is None)
         args = self._args(limits)
         keep = [side]
         seccomp = filter_fd()
@@ -256,6 +252,18 @@ class BubblewrapSandbox(Sandbox):
             stderr=got.stderr.text(), output_truncated=got.stdout.truncated or got.stderr.truncated,
             files=files, host_killed=got.deadline_hit,
             oom_killed=bool(cgroup and cgroup.oom_kills()),
+        )  # fmt: skip
+
+    def _script(
+        self, limits: SandboxLimits, tar_bytes: int, fetch: list[str], side: int,
+        address_space: bool,
+    ) -> str:
+        """The in-sandbox wrapper (:mod:`._script`); a subclass (``bubblewrap_session``) may
+        write its own around the same side-descriptor protocol."""
+        return build_script(
+            limits, workdir="/work", tar_bytes=tar_bytes, fetch=fetch, fetch_fd=side,
+            nproc=True, cleanup_before=False, cleanup_after=False,
+            address_space=address_space,  # a run cgroup caps memory itself (threads work)
         )  # fmt: skip
 
     @staticmethod

@@ -24,6 +24,8 @@ CORE = ROOT / "agentgym"
 MAPPED = {"envs": "agentgym.envs", "sandboxes": "agentgym.sandboxes",
           "trainers": "agentgym.trainers"}
 """Top-level folders installed under ``agentgym.`` (setup.py)."""
+DATA_ONLY = ROOT / "envs" / "terminal" / "tasks"
+"""The terminal family's bundled Harbor tasks: their .py files are data for the agent."""
 FORBIDDEN_FROM_CORE = ("agentgym.envs", "agentgym.sandboxes", "agentgym.trainers")
 HEAVY = ("torch", "transformers", "playwright", "docker", "ray", "vllm", "psycopg", "bm25s")
 DOTTED = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?::[A-Za-z_][\w.]*)?$")
@@ -43,6 +45,8 @@ def _source_files() -> dict[str, Path]:
              *((pkg, pkg.name) for pkg in _plugin_packages())]
     for folder, name in roots:
         for path in folder.rglob("*.py"):
+            if DATA_ONLY in path.parents:  # task files (bugs on purpose), not modules
+                continue
             parts = path.relative_to(folder).with_suffix("").parts
             if parts[-1] == "__init__":
                 parts = parts[:-1]

@@ -1,0 +1,152 @@
+"""Where a terminal episode's commands run: the bubblewrap shell (no Docker) or a container.
+
+A backend turns a :class:`~.harbor.HarborTask` into a *session*: a starting filesystem state
+and an ``exec(command, state, timeout_s)`` that returns the command's output and the new
+state. States are opaque bytes the env keeps between commands (a tar for bubblewrap), so an
+episode can be forked by copying them, and the verifier runs on a copy with ``tests/`` added.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import logging
+import subprocess
+import threading
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from agentgym.errors import InfrastructureError, TaskError
+from agentgym.sandbox import SandboxLimits
+
+from .dockerfile import BuildPlan, build_plan
+from .harbor import HarborTask
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_ROOTS = ("root", "tmp", "logs", "solution")
+"""Persisted besides the task's own directories: ``$HOME``, ``/tmp``, ``/logs`` (the
+verifier's output) and ``/solution`` (where the oracle puts ``solve.sh``)."""
+
+
+class Session(Protocol):
+    """A task's shell: a starting state and commands over states."""
+
+    initial_state: bytes
+    workdir: str
+
+    def exec(self, command: str, *, state: bytes, timeout_s: float,
+             files: dict[str, bytes] | None = None,
+             env: dict[str, str] | None = None) -> Any:
+        """Run ``command`` over ``state``; returns a ``ShellOutput``-like object."""
+
+
+@dataclass
+class Limits:
+    """Per-episode resource limits (from ``[environment]``, capped by the env's own)."""
+
+    memory_mb: int = 1024
+    disk_mb: int = 128
+    pids: int = 128
+    cpus: float = 1.0
+    output_bytes: int = 65536
+
+
+class BubblewrapSession:
+    """A task on the bubblewrap backend: the Dockerfile's plan built once, then commands in
+    fresh sandboxes over the tar state (:mod:`agentgym.sandboxes.bubblewrap_session`)."""
+
+    def __init__(self, task: HarborTask, limits: Limits, allow_base: tuple[str, ...] = ()) -> (
+            None):
+        from agentgym.sandboxes.bubblewrap_session import BubblewrapShell
+
+        plan = build_plan(task.dockerfile, task.environment_files, allow_base)
+        missing = missing_packages(tuple(plan.packages))
+        if missing:
+            raise TaskError(f"{task.name}: the Dockerfile installs {', '.join(missing)}, which "
+                            "this host lacks; the bubblewrap backend uses the host's /usr "
+                            f"(apt install {' '.join(missing)}, or use backend='docker')")
+        self.plan = plan
+        self.workdir = plan.workdir
+        self.limits = SandboxLimits(
+            memory_mb=limits.memory_mb, disk_mb=limits.disk_mb, pids=limits.pids,
+            cpus=limits.cpus, output_bytes=limits.output_bytes,
+            file_size_mb=max(1, limits.disk_mb),
+        )
+        roots = tuple(sorted(plan.roots | set(DEFAULT_ROOTS)))
+        self._shells: dict[tuple[tuple[str, str], ...], Any] = {}
+        self._make = functools.partial(BubblewrapShell, self.limits, roots=roots,
+                                       scratch=("tests",), workdir=plan.workdir)
+        self._env = plan.env
+        self.initial_state = _build(task, plan, self)
+
+    def _shell(self, env: dict[str, str] | None) -> Any:
+        key = tuple(sorted({**self._env, **(env or {})}.items()))
+        if key not in self._shells:
+            self._shells[key] = self._make(env=dict(key))
+        return self._shells[key]
+
+    def exec(self, command: str, *, state: bytes, timeout_s: float,
+             files: dict[str, bytes] | None = None,
+             env: dict[str, str] | None = None) -> Any:
+        """Run ``command`` with ``bash -c`` over ``state`` (see ``BubblewrapShell.exec``)."""
+        return self._shell(env).exec(command, state=state, timeout_s=timeout_s, files=files)
+
+
+@functools.lru_cache(maxsize=256)
+def missing_packages(packages: tuple[str, ...]) -> list[str]:
+    """The ``packages`` not installed on this host (by ``dpkg-query``; all of them when there is
+    no dpkg)."""
+    if not packages:
+        return []
+    try:
+        done = subprocess.run(["dpkg-query", "-W", "-f", "${Package} ${Status}\\n", *packages],
+                              capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return list(packages)
+    ok = {line.split()[0].split(":")[0] for line in done.stdout.splitlines()
+          if line.endswith("install ok installed")}
+    return [p for p in packages if p not in ok]
+
+
+_BUILDS: dict[str, bytes] = {}
+_BUILD_LOCK = threading.Lock()
+
+
+def _build(task: HarborTask, plan: BuildPlan, session: BubblewrapSession) -> bytes:
+    """The starting state: ``COPY`` files, then the ``RUN`` lines (cached per plan)."""
+    key = hashlib.sha256(repr((sorted(plan.files.items()), plan.run, sorted(plan.env.items()),
+                               sorted(plan.roots))).encode()).hexdigest()
+    with _BUILD_LOCK:
+        if key in _BUILDS:
+            return _BUILDS[key]
+    script = "set -e\n" + "\n".join(plan.run) if plan.run else "true"
+    out = session.exec(script, state=b"", timeout_s=task.build_timeout_s,
+                       files=dict(plan.files))
+    if out.error:
+        raise InfrastructureError(f"building {task.name}: {out.error}")
+    if out.exit_code != 0 or out.state is None:
+        why = "timed out" if out.timed_out else f"exit status {out.exit_code}"
+        raise TaskError(f"building {task.name} on the bubblewrap backend failed ({why}): "
+                        f"{(out.stderr or out.stdout)[-800:]}")
+    with _BUILD_LOCK:
+        _BUILDS[key] = out.state
+    return out.state
+
+
+BACKENDS = ("bubblewrap",)
+"""Backends :func:`open_session` knows."""
+
+
+def open_session(task: HarborTask, backend: str, limits: Limits,
+                 allow_base: tuple[str, ...] = ()) -> Session:
+    """A session of ``task`` on ``backend``; raises :class:`TaskError` for a task the backend
+    cannot run and ``SandboxUnavailable`` for a backend missing here."""
+    if task.allow_internet:
+        logger.info("task %s allows internet; the %s backend has none", task.name, backend)
+    if backend == "bubblewrap":
+        return BubblewrapSession(task, limits, allow_base)
+    raise TaskError(f"unknown terminal backend {backend!r}; known: {', '.join(BACKENDS)}")
+
+
+__all__ = ["BACKENDS", "BubblewrapSession", "Limits", "Session", "open_session"]

@@ -1,0 +1,285 @@
+"""The terminal env: a multi-turn shell over a Harbor task, scored by the task's own verifier.
+
+Tools: ``bash(command)`` (output capped and visibly truncated, a per-command deadline, the exit
+status shown), ``read_file(path)``, ``write_file(path, content)`` and ``submit()``. ``submit``
+copies the task's ``tests/`` in (only now: the agent never sees them), wipes ``/logs/verifier``,
+runs ``tests/test.sh`` under the verifier's deadline and reads ``/logs/verifier/reward.txt`` or
+``reward.json``; a missing or malformed reward is a failure, never a pass. A multi-step task
+shows the next step's instruction after each ``submit`` and combines the step rewards as
+``multi_step_reward_strategy`` says. A sandbox that fails (not the agent's command) aborts the
+episode with its reason.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import shlex
+import time
+from pathlib import Path
+from typing import Any
+
+from agentgym import Task, TaskSet, TaskToolEnv, ToolError
+from agentgym.errors import InfrastructureError
+
+from .backends import Limits, Session, open_session
+from .harbor import HarborStep, HarborTask, get_task, load_taskset
+from .rewards import read_reward, strip_paths
+
+BUNDLED = Path(__file__).resolve().parent / "tasks"
+"""The bundled task folder (Harbor layout, one folder per task)."""
+INSTRUCTIONS = (
+    "You are working in a Linux shell. Tools: bash(command) runs a command and shows its "
+    "output and exit status; read_file(path) and write_file(path, content) read and write a "
+    "file; submit() ends your turn on the task and has it checked. Each command starts in the "
+    "task's working directory with a fresh shell (files persist, shell variables do not)."
+)
+MAX_WRITE_BYTES = 64 * 1024
+
+
+class TerminalEnv(TaskToolEnv):
+    """A Harbor task folder (or the bundled tasks) as a shell env; see the module docstring.
+
+    ``path``: a task folder or a folder of them (default: the bundled tasks); ``split``: a
+    split of their ``[metadata] split`` or ``"all"``; ``difficulty``: keep one level only;
+    ``backend``: ``"bubblewrap"``; ``command_timeout_s``: each command's deadline (capped by
+    the task's ``[agent] timeout_sec``, which bounds all commands of a step together).
+    """
+
+    fork_fields = ("state", "step_index", "step_rewards", "agent_time_s")
+    """The filesystem is bytes: a fork copies it (the task and its session are shared)."""
+    instructions = INSTRUCTIONS
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        split: str = "train",
+        *,
+        difficulty: str | None = None,
+        backend: str = "bubblewrap",
+        command_timeout_s: float = 30.0,
+        max_output_chars: int = 3000,
+        memory_mb: int = 1024,
+        disk_mb: int = 128,
+        pids: int = 128,
+        allow_base: tuple[str, ...] = (),
+    ) -> None:
+        tasks = load_taskset(path or BUNDLED, difficulty=difficulty,
+                             name="terminal" if path is None else "harbor")
+        if split == "all":
+            tasks = TaskSet([Task(t.task_id, "all", t.prompt, t.data) for t in tasks],
+                            name=tasks.name)
+        super().__init__(tasks, split)
+        self.backend = backend
+        self.command_timeout_s = float(command_timeout_s)
+        self.max_output_chars = int(max_output_chars)
+        self.limits = Limits(memory_mb=memory_mb, disk_mb=disk_mb, pids=pids)
+        self.allow_base = tuple(allow_base)
+        self._session_cache: dict[str, Session] = {}
+        self.harbor: HarborTask | None = None
+        self.session: Session | None = None
+        self.state = b""
+        self.step_index = 0
+        self.step_rewards: list[float] = []
+        self.agent_time_s = 0.0
+
+    def make_tools(self) -> list[Any]:
+        """``bash``, ``read_file``, ``write_file`` and ``submit``."""
+        return [self.bash, self.read_file, self.write_file, self.submit]
+
+    # -- episode ---------------------------------------------------------------------------
+
+    def _open(self, harbor: HarborTask) -> Session:
+        key = str(harbor.path)
+        if key not in self._session_cache:
+            limits = Limits(
+                memory_mb=min(self.limits.memory_mb, harbor.memory_mb),
+                disk_mb=min(self.limits.disk_mb, harbor.storage_mb), pids=self.limits.pids,
+                cpus=min(max(harbor.cpus, 0.1), 2.0),
+            )
+            self._session_cache[key] = open_session(harbor, self.backend, limits,
+                                                    self.allow_base)
+        return self._session_cache[key]
+
+    def start(self, task: Task) -> str:
+        """Build (once per task) and load the task's starting filesystem; show step 1."""
+        self.harbor = get_task(task.data["path"])
+        self.session = self._open(self.harbor)
+        self.state = self.session.initial_state
+        self.step_index = 0
+        self.step_rewards = []
+        self.agent_time_s = 0.0
+        return self._step_text(self.harbor.steps[0])
+
+    def _step_text(self, step: HarborStep) -> str:
+        assert self.harbor is not None and self.session is not None
+        head = ""
+        if len(self.harbor.steps) > 1:
+            head = f"Step {self.step_index + 1} of {len(self.harbor.steps)}.\n"
+        return f"{head}{step.instruction.strip()}\n\n(Working directory: {self.session.workdir})"
+
+    @property
+    def current_step(self) -> HarborStep:
+        """The step the agent is working on."""
+        if self.harbor is None:
+            raise ToolError("no task: call reset() first")
+        return self.harbor.steps[self.step_index]
+
+    # -- tools -----------------------------------------------------------------------------
+
+    def _exec(self, command: str, timeout_s: float) -> Any:
+        assert self.session is not None
+        begin = time.monotonic()
+        out = self.session.exec(command, state=self.state, timeout_s=timeout_s)
+        self.agent_time_s += time.monotonic() - begin
+        if out.error:
+            raise InfrastructureError(f"terminal sandbox failed: {out.error}")
+        if out.state is not None:
+            self.state = out.state
+        return out
+
+    def _deadline(self, asked: float | None) -> float:
+        left = self.current_step.agent_timeout_s - self.agent_time_s
+        if left <= 0:
+            raise ToolError("the task's agent time limit is used up: call submit()")
+        want = self.command_timeout_s if asked is None else float(asked)
+        if not want > 0:
+            raise ToolError("timeout_s must be a positive number of seconds")
+        return max(0.5, min(want, left))
+
+    def bash(self, command: str, timeout_s: float | None = None) -> str:
+        """Run a shell command (bash -c) in the task's working directory.
+
+        Args:
+            command: The command line, e.g. ``ls -la`` or ``grep -n TODO *.py``.
+            timeout_s: Seconds before the command is killed (default 30).
+        """
+        if not isinstance(command, str) or not command.strip():
+            raise ToolError("command must be a non-empty string")
+        if "\x00" in command:
+            raise ToolError("command contains a NUL byte")
+        deadline = self._deadline(timeout_s)
+        out = self._exec(command, deadline)
+        return self._render(out, deadline)
+
+    def _render(self, out: Any, deadline: float) -> str:
+        text = out.stdout
+        if out.stderr:
+            text += ("" if not text or text.endswith("\n") else "\n") + out.stderr
+        limit = self.max_output_chars
+        if len(text) > limit:
+            head, tail = text[: limit * 2 // 3], text[-(limit // 3):]
+            text = f"{head}\n... [{len(text) - len(head) - len(tail)} characters truncated] " \
+                   f"...\n{tail}"
+        if out.truncated:
+            text += "\n[output over the capture limit was discarded]"
+        if out.timed_out:
+            status = f"[timed out after {deadline:g}s: the command was killed]"
+        elif out.memory_killed:
+            status = "[killed: out of memory]"
+        else:
+            status = f"[exit status: {out.exit_code}]"
+        if out.state is None:
+            status += "\n[the sandbox could not save the filesystem: this command's changes " \
+                      "were lost]"
+        return f"{text.rstrip()}\n{status}" if text.strip() else status
+
+    def read_file(self, path: str) -> str:
+        """Show a text file.
+
+        Args:
+            path: Absolute, or relative to the working directory.
+        """
+        if not isinstance(path, str) or not path.strip() or "\x00" in path:
+            raise ToolError("path must be a non-empty string")
+        out = self._exec(f"cat -- {shlex.quote(path)}", self._deadline(None))
+        if out.exit_code != 0:
+            raise ToolError((out.stderr or "cannot read the file").strip()[:500])
+        return self._render(out, 0)[: -len("\n[exit status: 0]")] or "(empty file)"
+
+    def write_file(self, path: str, content: str) -> str:
+        """Write (create or replace) a text file; parent folders are created.
+
+        Args:
+            path: Absolute, or relative to the working directory.
+            content: The whole new content of the file.
+        """
+        if not isinstance(path, str) or not path.strip() or "\x00" in path:
+            raise ToolError("path must be a non-empty string")
+        if not isinstance(content, str):
+            raise ToolError("content must be a string")
+        data = content.encode("utf-8", "surrogateescape")
+        if len(data) > MAX_WRITE_BYTES:
+            raise ToolError(f"content over {MAX_WRITE_BYTES} bytes: write it in parts with bash")
+        q = shlex.quote(path)
+        b64 = base64.b64encode(data).decode()
+        out = self._exec(f'mkdir -p -- "$(dirname -- {q})" && printf %s {b64} | base64 -d > {q}',
+                         self._deadline(None))
+        if out.exit_code != 0:
+            raise ToolError((out.stderr or "cannot write the file").strip()[:500])
+        return f"wrote {len(data)} bytes to {path}"
+
+    def submit(self) -> str:
+        """Finish the current step: its tests run now and decide the reward."""
+        harbor, step = self.harbor, self.current_step
+        assert harbor is not None
+        reward, detail = self._verify(step)
+        self.step_rewards.append(reward)
+        if self.step_index + 1 < len(harbor.steps):
+            self.step_index += 1
+            self.agent_time_s = 0.0
+            return "Submitted. Next:\n" + self._step_text(self.current_step)
+        rewards = self.step_rewards
+        total = rewards[-1] if harbor.reward_strategy == "final" else sum(rewards) / len(rewards)
+        self.finish(total, success=total >= 1.0, step_rewards=list(rewards), verifier=detail)
+        return "Submitted; the task's tests ran."
+
+    def _verify(self, step: HarborStep) -> tuple[float, str]:
+        """Run ``step``'s tests on a copy of the state; ``(reward, what happened)``."""
+        assert self.session is not None
+        files = {f"/tests/{name}": content for name, content in step.tests.items()}
+        try:
+            state = strip_paths(self.state, ("logs/verifier", "tests"))
+        except ValueError as e:
+            return 0.0, str(e)
+        command = ("chmod -R u+rwX /logs/verifier 2>/dev/null; rm -rf /logs/verifier; "
+                   "mkdir -p /logs/verifier && bash /tests/test.sh")
+        out = self.session.exec(command, state=state, timeout_s=step.verifier_timeout_s,
+                                files=files, env=step.verifier_env)
+        if out.error:
+            raise InfrastructureError(f"the verifier's sandbox failed: {out.error}")
+        if out.timed_out:
+            return 0.0, f"verifier timed out after {step.verifier_timeout_s:g}s"
+        if out.state is None:
+            return 0.0, "the verifier's filesystem could not be read back"
+        return read_reward(out.state)
+
+    # -- oracle ----------------------------------------------------------------------------
+
+    def expert_actions(self, task: Task) -> list[str]:
+        """The oracle: per step, write ``solution/`` to ``/solution``, run ``solve.sh``,
+        submit (the ``oracle`` and ``scripted`` policies replay these)."""
+        harbor = get_task(task.data["path"])
+        actions: list[str] = []
+        for step in harbor.steps:
+            if "solve.sh" not in step.solution:
+                raise ToolError(f"task {harbor.name} step {step.name} has no solution/solve.sh")
+            for name, content in sorted(step.solution.items()):
+                actions.append(_call("write_file", path=f"/solution/{name}",
+                                     content=content.decode("utf-8", "surrogateescape")))
+            actions.append(_call("bash", command="bash /solution/solve.sh",
+                                 timeout_s=step.agent_timeout_s))
+            actions.append(_call("submit"))
+        return actions
+
+
+def _call(name: str, **arguments: Any) -> str:
+    return "<tool_call>" + json.dumps({"name": name, "arguments": arguments}) + "</tool_call>"
+
+
+def load_tasks(path: str | Path | None = None) -> TaskSet:
+    """The bundled tasks (or those under ``path``) as a task set."""
+    return load_taskset(path or BUNDLED, name="terminal" if path is None else "harbor")
+
+
+__all__ = ["BUNDLED", "TerminalEnv", "load_tasks"]

@@ -1,0 +1,74 @@
+"""The terminal family's env ids, the ``harbor:`` prefix and the ``oracle`` policy name."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any
+
+from agentgym.errors import EnvNotFound
+from agentgym.specs import EnvSpec
+
+ENTRY = "agentgym.envs.terminal.env:TerminalEnv"
+TASKS = "agentgym.envs.terminal.env:load_tasks"
+PLUGIN = "builtin-envs"
+MAX_TURNS = 30
+
+
+def register_terminal(register: Any) -> None:
+    """Register ``terminal/train-v0``, ``terminal/test-v0`` and ``terminal/easy-v0``."""
+    register("terminal/train-v0", ENTRY, kwargs={"split": "train"}, family="terminal",
+             aliases=("terminal", "terminal-train"), max_turns=MAX_TURNS, tasks=TASKS,
+             description="Bundled Harbor-format shell tasks (files, text, git, sqlite, "
+                         "debugging, archives, builds) in a bubblewrap shell; train split.")
+    register("terminal/test-v0", ENTRY, kwargs={"split": "test"}, family="terminal",
+             aliases=("terminal-test",), max_turns=MAX_TURNS, tasks=TASKS,
+             description="The held-out split of the bundled terminal tasks.")
+    register("terminal/easy-v0", ENTRY, kwargs={"split": "train", "difficulty": "easy"},
+             family="terminal", aliases=("terminal-easy",), max_turns=12, tasks=TASKS,
+             description="The easy train tasks (one or two commands each), for small models.")
+    register("terminal/easy-test-v0", ENTRY, kwargs={"split": "test", "difficulty": "easy"},
+             family="terminal", max_turns=12, tasks=TASKS,
+             description="The easy held-out tasks.")
+
+
+def _make_harbor(path: str, **kwargs: Any) -> Any:
+    from .env import TerminalEnv
+
+    kwargs.setdefault("split", "all")
+    return TerminalEnv(path, **kwargs)
+
+
+class HarborResolver:
+    """``harbor:<task folder or folder of tasks>``: Harbor task directories, natively."""
+
+    prefix = "harbor"
+    install = "nothing (bubblewrap: apt install bubblewrap)"
+
+    @staticmethod
+    def spec(id: str) -> EnvSpec:
+        """The spec of the folder's tasks (all of them: split ``all`` unless asked)."""
+        path = id.partition(":")[2].strip()
+        if not path:
+            raise EnvNotFound(f"{id!r} names no folder: write harbor:<task dir>")
+        if not Path(path).expanduser().is_dir():
+            raise EnvNotFound(f"{id!r}: no such folder {path!r}")
+        folder = str(Path(path).expanduser().resolve())
+        from .harbor import load_taskset
+
+        return EnvSpec(id=f"harbor:{folder}", entry_point=functools.partial(_make_harbor, folder),
+                       family="terminal", max_turns=MAX_TURNS, plugin=PLUGIN,
+                       tasks=functools.partial(load_taskset, folder),
+                       description=f"The Harbor tasks under {folder}.")
+
+    @staticmethod
+    def names() -> list[str]:
+        """None: any folder."""
+        return []
+
+
+def register_policies(register: Any) -> None:
+    """``oracle``: replays each task's reference solution (the env's ``expert_actions``)."""
+    register("oracle", "agentgym.policies.scripted:ScriptedPolicy.from_spec",
+             description="Replays the env's reference solution (Harbor's solution/solve.sh "
+                         "for terminal tasks); the same as 'scripted'.")

@@ -1,0 +1,92 @@
+"""Reading a Harbor verifier's reward out of the filesystem state it left.
+
+``/logs/verifier/reward.txt`` holds one number; ``/logs/verifier/reward.json`` holds
+``{"reward": x}`` (or a single named number). Either must be a regular file with a finite
+number: a missing file, a link, text that is not a number, NaN or infinity is a failure (reward
+0) with the reason, never a pass. ``reward.txt`` is read first when both exist.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import tarfile
+
+from agentgym.sandboxes.bubblewrap_session import read_state_file
+
+TXT = "/logs/verifier/reward.txt"
+JSON = "/logs/verifier/reward.json"
+MAX_REWARD_BYTES = 65536
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def parse_reward_txt(raw: bytes) -> float | None:
+    """The number in a ``reward.txt``, or None when it holds anything else."""
+    try:
+        text = raw.decode("ascii").strip()
+        value = float(text)
+    except (UnicodeDecodeError, ValueError):
+        return None
+    return value if math.isfinite(value) else None
+
+
+def parse_reward_json(raw: bytes) -> float | None:
+    """``reward`` of a ``reward.json`` object (or its only number), else None."""
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict):
+        return _number(data)
+    if "reward" in data:
+        return _number(data["reward"])
+    numbers = [v for v in data.values() if _number(v) is not None]
+    return _number(numbers[0]) if len(numbers) == 1 and len(data) == 1 else None
+
+
+def read_reward(state: bytes) -> tuple[float, str]:
+    """``(reward, how it was read)`` from a verifier run's state tar."""
+    raw = read_state_file(state, TXT, MAX_REWARD_BYTES)
+    if raw is not None:
+        value = parse_reward_txt(raw)
+        if value is None:
+            return 0.0, f"malformed reward.txt: {raw[:80]!r}"
+        return value, "reward.txt"
+    raw = read_state_file(state, JSON, MAX_REWARD_BYTES)
+    if raw is not None:
+        value = parse_reward_json(raw)
+        if value is None:
+            return 0.0, f"malformed reward.json: {raw[:80]!r}"
+        return value, "reward.json"
+    return 0.0, "the verifier wrote no reward file"
+
+
+def strip_paths(state: bytes, prefixes: tuple[str, ...]) -> bytes:
+    """``state`` without the entries under ``prefixes`` (relative, e.g. ``logs/verifier``):
+    the host-side wipe of what the agent may have planted where the verifier writes."""
+    if not state:
+        return state
+    buf = io.BytesIO()
+    try:
+        with tarfile.open(fileobj=io.BytesIO(state), mode="r:") as old, \
+                tarfile.open(fileobj=buf, mode="w", format=tarfile.GNU_FORMAT) as out:
+            for member in old:
+                name = member.name[2:] if member.name.startswith("./") else member.name
+                name = name.strip("/")
+                if any(name == p or name.startswith(p + "/") for p in prefixes):
+                    continue
+                out.addfile(member, old.extractfile(member) if member.isreg() else None)
+    except (tarfile.TarError, EOFError, OSError) as e:
+        raise ValueError(f"the filesystem state is damaged: {e}") from None
+    return buf.getvalue()
+
+
+__all__ = ["JSON", "TXT", "parse_reward_json", "parse_reward_txt", "read_reward",
+           "strip_paths"]

@@ -1,0 +1,4 @@
+#!/bin/bash
+set -e
+cd /app
+cd /app && tar -czf docs.tar.gz docs

@@ -1,0 +1,12 @@
+set -euo pipefail
+# helpers: ans FILE = the file without whitespace; same A B = equal up to trailing blanks
+ans() { tr -d '[:space:]' < "$1"; }
+norm() { sed -e 's/[[:space:]]*$//' "$1" | awk 'NF{for(i=0;i<b;i++)print "";b=0;print;next}{b++}'; }
+same() { diff <(norm "$1") <(norm "$2") >/dev/null; }
+grep -v '^#' /app/crontab.txt | grep -v '^$' > /tmp/c
+[ "$(wc -l < /tmp/c)" = 1 ]
+read -r m h dom mon dow cmd < /tmp/c
+[ "$m" = 30 ]
+[ "$h" = 2 -o "$h" = 02 ]
+[ "$dom $mon $dow" = '* * *' ]
+[ "$cmd" = /app/backup.sh ]

@@ -1,0 +1,3 @@
+def f3():
+    pass
+    return 3

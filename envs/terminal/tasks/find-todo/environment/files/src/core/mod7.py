@@ -1,0 +1,3 @@
+def f7():
+    pass
+    return 7

@@ -1,0 +1,3 @@
+def f1():
+    pass
+    return 1

@@ -1,0 +1,3 @@
+def f9():
+    pass
+    return 9

@@ -1,0 +1,3 @@
+def f0():
+    # TODO: handle errors
+    return 0

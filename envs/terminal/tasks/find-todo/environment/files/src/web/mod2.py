@@ -1,0 +1,3 @@
+def f2():
+    pass
+    return 2

@@ -1,0 +1,3 @@
+def f4():
+    # TODO: handle errors
+    return 4

@@ -1,0 +1,3 @@
+def f5():
+    pass
+    return 5

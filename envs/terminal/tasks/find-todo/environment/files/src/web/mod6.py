@@ -1,0 +1,3 @@
+def f6():
+    pass
+    return 6

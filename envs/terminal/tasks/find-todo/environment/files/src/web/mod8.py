@@ -1,0 +1,3 @@
+def f8():
+    pass
+    return 8

@@ -1,0 +1,10 @@
+set -euo pipefail
+# helpers: ans FILE = the file without whitespace; same A B = equal up to trailing blanks
+ans() { tr -d '[:space:]' < "$1"; }
+norm() { sed -e 's/[[:space:]]*$//' "$1" | awk 'NF{for(i=0;i<b;i++)print "";b=0;print;next}{b++}'; }
+same() { diff <(norm "$1") <(norm "$2") >/dev/null; }
+cd /app/repo
+[ "$(git rev-parse --abbrev-ref HEAD)" = main ]
+[ "$(git log -1 --format=%P | wc -w)" = 2 ]
+[ "$(cat greeting.txt)" = "$(printf 'hello from main\nhello from feature')" ]
+git merge-base --is-ancestor feature HEAD

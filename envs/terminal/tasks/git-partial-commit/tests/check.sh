@@ -1,0 +1,10 @@
+set -euo pipefail
+# helpers: ans FILE = the file without whitespace; same A B = equal up to trailing blanks
+ans() { tr -d '[:space:]' < "$1"; }
+norm() { sed -e 's/[[:space:]]*$//' "$1" | awk 'NF{for(i=0;i<b;i++)print "";b=0;print;next}{b++}'; }
+same() { diff <(norm "$1") <(norm "$2") >/dev/null; }
+cd /app/repo
+[ "$(git log -1 --format=%s)" = 'fix app' ]
+[ "$(git show HEAD:app.py)" = 'print(2)' ]
+[ "$(git show HEAD:notes.txt)" = n ]
+[ "$(git status --porcelain)" = ' M notes.txt' ]

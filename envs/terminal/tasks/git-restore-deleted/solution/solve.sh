@@ -1,0 +1,4 @@
+#!/bin/bash
+set -e
+cd /app
+cd /app/repo && git checkout HEAD~1 -- config.ini

@@ -1,0 +1,11 @@
+set -euo pipefail
+# helpers: ans FILE = the file without whitespace; same A B = equal up to trailing blanks
+ans() { tr -d '[:space:]' < "$1"; }
+norm() { sed -e 's/[[:space:]]*$//' "$1" | awk 'NF{for(i=0;i<b;i++)print "";b=0;print;next}{b++}'; }
+same() { diff <(norm "$1") <(norm "$2") >/dev/null; }
+cd /app/repo
+[ "$(cat config.txt)" = "$(printf 'mode=safe\nlevel=1')" ]
+[ -f notes.txt ]
+[ "$(git rev-list --count HEAD)" -ge 4 ]
+git log --format=%s | grep -qx 'break config'
+[ -z "$(git status --porcelain)" ]

@@ -1,0 +1,12 @@
+set -euo pipefail
+# helpers: ans FILE = the file without whitespace; same A B = equal up to trailing blanks
+ans() { tr -d '[:space:]' < "$1"; }
+norm() { sed -e 's/[[:space:]]*$//' "$1" | awk 'NF{for(i=0;i<b;i++)print "";b=0;print;next}{b++}'; }
+same() { diff <(norm "$1") <(norm "$2") >/dev/null; }
+python3 - <<'PY'
+import configparser
+c = configparser.ConfigParser()
+assert c.read('/app/merged.ini')
+got = {s: dict(c[s]) for s in c.sections()}
+assert got == {'db': {'host': 'a', 'port': '2', 'user': 'svc'}, 'cache': {'ttl': '60'}, 'log': {'level': 'warn'}}, got
+PY

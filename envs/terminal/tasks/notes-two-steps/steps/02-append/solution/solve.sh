@@ -1,0 +1,4 @@
+#!/bin/bash
+set -e
+cd /app
+echo 'beta 62' >> /app/notes.txt

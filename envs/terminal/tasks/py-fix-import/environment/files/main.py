@@ -1,0 +1,3 @@
+from helper import greet
+
+print(greet('ops'))

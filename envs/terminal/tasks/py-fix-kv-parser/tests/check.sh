@@ -1,0 +1,12 @@
+set -euo pipefail
+# helpers: ans FILE = the file without whitespace; same A B = equal up to trailing blanks
+ans() { tr -d '[:space:]' < "$1"; }
+norm() { sed -e 's/[[:space:]]*$//' "$1" | awk 'NF{for(i=0;i<b;i++)print "";b=0;print;next}{b++}'; }
+same() { diff <(norm "$1") <(norm "$2") >/dev/null; }
+cd /tmp && timeout 10 python3 - <<'PY'
+import sys
+sys.path.insert(0, '/app')
+import kv
+assert kv.parse('a=1\n\n# c\n b = x=y \nurl=h://q?a=b') == {'a': '1', 'b': 'x=y', 'url': 'h://q?a=b'}
+assert kv.parse('') == {}
+PY

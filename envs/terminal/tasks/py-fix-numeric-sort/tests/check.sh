@@ -1,0 +1,9 @@
+set -euo pipefail
+# helpers: ans FILE = the file without whitespace; same A B = equal up to trailing blanks
+ans() { tr -d '[:space:]' < "$1"; }
+norm() { sed -e 's/[[:space:]]*$//' "$1" | awk 'NF{for(i=0;i<b;i++)print "";b=0;print;next}{b++}'; }
+same() { diff <(norm "$1") <(norm "$2") >/dev/null; }
+cd /tmp
+printf 'name,age\nx,99\ny,1000\nz,5\n' > /tmp/p.csv
+[ "$(timeout 10 python3 /app/oldest.py /tmp/p.csv)" = y ]
+[ "$(timeout 10 python3 /app/oldest.py /app/people.csv)" = cy ]

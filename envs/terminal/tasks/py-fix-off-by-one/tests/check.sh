@@ -1,0 +1,6 @@
+set -euo pipefail
+# helpers: ans FILE = the file without whitespace; same A B = equal up to trailing blanks
+ans() { tr -d '[:space:]' < "$1"; }
+norm() { sed -e 's/[[:space:]]*$//' "$1" | awk 'NF{for(i=0;i<b;i++)print "";b=0;print;next}{b++}'; }
+same() { diff <(norm "$1") <(norm "$2") >/dev/null; }
+cd /tmp && timeout 10 python3 -c "import sys; sys.path.insert(0, '/app'); import mathx; assert [mathx.total(k) for k in (-3, 0, 1, 2, 10, 57)] == [0, 0, 1, 3, 55, 1653]"

@@ -1,0 +1,14 @@
+set -euo pipefail
+# helpers: ans FILE = the file without whitespace; same A B = equal up to trailing blanks
+ans() { tr -d '[:space:]' < "$1"; }
+norm() { sed -e 's/[[:space:]]*$//' "$1" | awk 'NF{for(i=0;i<b;i++)print "";b=0;print;next}{b++}'; }
+same() { diff <(norm "$1") <(norm "$2") >/dev/null; }
+cd /tmp && timeout 10 python3 - <<'PY'
+import sys
+sys.path.insert(0, '/app')
+from ipcheck import is_ipv4
+good = ['10.0.0.1', '255.255.255.255', '0.0.0.0', '192.168.1.20']
+bad = ['256.1.1.1', '1.2.3', '1.2.3.4.5', '01.2.3.4', 'a.b.c.d', '', '1..2.3', '1.2.3.-4', ' 1.2.3.4']
+assert all(is_ipv4(g) for g in good)
+assert not any(is_ipv4(b) for b in bad)
+PY

@@ -1,0 +1,4 @@
+#!/bin/bash
+set -e
+cd /app
+python3 /app/tool/gen.py > /app/output.txt

@@ -1,0 +1,4 @@
+#!/bin/bash
+set -e
+cd /app
+chmod 700 /app/secrets && chmod 600 /app/secrets/*

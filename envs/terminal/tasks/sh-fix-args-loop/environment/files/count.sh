@@ -1,0 +1,3 @@
+#!/bin/bash
+f=$1
+echo "$(basename "$f") $(wc -l < "$f")"

@@ -1,0 +1,7 @@
+#!/bin/bash
+if [ -s "$1" ]; then
+  echo ok
+else
+  echo missing
+fi
+exit 0

@@ -1,0 +1,10 @@
+set -euo pipefail
+# helpers: ans FILE = the file without whitespace; same A B = equal up to trailing blanks
+ans() { tr -d '[:space:]' < "$1"; }
+norm() { sed -e 's/[[:space:]]*$//' "$1" | awk 'NF{for(i=0;i<b;i++)print "";b=0;print;next}{b++}'; }
+same() { diff <(norm "$1") <(norm "$2") >/dev/null; }
+echo x > /tmp/full
+: > /tmp/empty
+bash /app/check.sh /tmp/full
+if bash /app/check.sh /tmp/empty; then exit 1; fi
+if bash /app/check.sh /tmp/nope; then exit 1; fi

@@ -1,0 +1,6 @@
+set -euo pipefail
+# helpers: ans FILE = the file without whitespace; same A B = equal up to trailing blanks
+ans() { tr -d '[:space:]' < "$1"; }
+norm() { sed -e 's/[[:space:]]*$//' "$1" | awk 'NF{for(i=0;i<b;i++)print "";b=0;print;next}{b++}'; }
+same() { diff <(norm "$1") <(norm "$2") >/dev/null; }
+[ "$(sqlite3 /app/crm.db 'SELECT group_concat(id) FROM (SELECT id FROM contacts ORDER BY id)')" = "1,2,7,8,10,11,13,15,20" ]

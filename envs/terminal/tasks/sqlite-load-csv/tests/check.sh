@@ -1,0 +1,9 @@
+set -euo pipefail
+# helpers: ans FILE = the file without whitespace; same A B = equal up to trailing blanks
+ans() { tr -d '[:space:]' < "$1"; }
+norm() { sed -e 's/[[:space:]]*$//' "$1" | awk 'NF{for(i=0;i<b;i++)print "";b=0;print;next}{b++}'; }
+same() { diff <(norm "$1") <(norm "$2") >/dev/null; }
+[ "$(sqlite3 /app/catalog.db 'SELECT count(*) FROM products')" = 12 ]
+[ "$(sqlite3 /app/catalog.db 'SELECT round(sum(price), 2) FROM products')" = "629.65" ]
+sqlite3 /app/catalog.db "SELECT name FROM products WHERE id = 7" | grep -qx 'delta-7'
+sqlite3 /app/catalog.db 'PRAGMA table_info(products)' | grep -q '^1|name|TEXT|1'

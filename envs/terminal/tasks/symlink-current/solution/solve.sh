@@ -1,0 +1,4 @@
+#!/bin/bash
+set -e
+cd /app
+ln -sfn /app/releases/v3 /app/current

@@ -1,0 +1,16 @@
+set -euo pipefail
+# helpers: ans FILE = the file without whitespace; same A B = equal up to trailing blanks
+ans() { tr -d '[:space:]' < "$1"; }
+norm() { sed -e 's/[[:space:]]*$//' "$1" | awk 'NF{for(i=0;i<b;i++)print "";b=0;print;next}{b++}'; }
+same() { diff <(norm "$1") <(norm "$2") >/dev/null; }
+python3 - <<'PY'
+import configparser
+c = configparser.ConfigParser(strict=False, interpolation=None)
+c.optionxform = str
+c.read('/app/myapp.service')
+assert c['Unit']['Description'] == 'My app'
+assert c['Service']['ExecStart'] == '/usr/bin/python3 /app/server.py'
+assert c['Service']['User'] == 'app'
+assert c['Service']['Restart'] == 'on-failure'
+assert c['Install']['WantedBy'] == 'multi-user.target'
+PY

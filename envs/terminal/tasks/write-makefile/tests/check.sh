@@ -1,0 +1,16 @@
+set -euo pipefail
+# helpers: ans FILE = the file without whitespace; same A B = equal up to trailing blanks
+ans() { tr -d '[:space:]' < "$1"; }
+norm() { sed -e 's/[[:space:]]*$//' "$1" | awk 'NF{for(i=0;i<b;i++)print "";b=0;print;next}{b++}'; }
+same() { diff <(norm "$1") <(norm "$2") >/dev/null; }
+cp -r /app/proj /tmp/p && cd /tmp/p
+make clean >/dev/null
+[ ! -e app ]
+[ ! -e main.o ]
+make >/dev/null
+[ "$(./app)" = 144 ]
+[ -f main.o ]
+[ -f sq.o ]
+make clean >/dev/null
+[ ! -e app ]
+[ ! -e sq.o ]

@@ -1,0 +1,4 @@
+#!/bin/bash
+set -e
+cd /app
+cd /app && zip -qr logs.zip logs
