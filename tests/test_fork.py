@@ -82,3 +82,24 @@ def test_afork_is_the_async_twin():
     children = asyncio.run(env.afork(3))
     assert len(children) == 3
     assert {c.unwrapped.task.task_id for c in children} == {env.unwrapped.task.task_id}
+
+
+def test_code_forks_by_state_with_a_sandbox_of_its_own():
+    env = agentgym.make("code", sandbox="bubblewrap")
+    try:
+        env.reset(seed=1)
+        env.step(_call("run_python", code="print(6 * 7)"))
+        env.unwrapped.sandbox  # the parent's sandbox is open
+        assert fork_mode(env) == "state"
+        (child,) = fork(env)
+        assert child.unwrapped.fork_origin == "state"
+        assert child.unwrapped._sandbox is None  # its own, opened on first use
+        assert check_fork(agentgym.make("code", sandbox="bubblewrap"),
+                          _call("run_python", code="print(1)")) == "checked"
+        _, reward, terminated, _, _ = child.step(_call("submit", code="def f():\n    return 0\n"))
+        assert terminated and reward == 0.0 and not env.unwrapped.done
+        child.close()
+        obs, *_ = env.step(_call("run_python", code="print(2 + 2)"))  # parent's sandbox lives
+        assert "4" in obs["text"]
+    finally:
+        env.close()

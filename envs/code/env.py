@@ -94,6 +94,10 @@ class CodeEnv(TaskToolEnv):
     """Write a function that passes hidden tests, with a sandbox to try code in."""
 
     instructions = INSTRUCTIONS
+    fork_fields = ()
+    """Forked by copying its state (:mod:`agentgym.fork`): an episode's state is its task,
+    turn and outcome; every sandbox run starts from a fresh work folder, so nothing of it lives
+    in the sandbox between turns."""
 
     def __init__(
         self, split: str = "train", sandbox: str = "auto", reward_mode: str = "all_pass"
@@ -156,6 +160,13 @@ class CodeEnv(TaskToolEnv):
         if result.status is RunStatus.SANDBOX_ERROR:
             raise InfrastructureError(result.summary(), retryable=True)
         return result
+
+    def fork_clone(self) -> CodeEnv:
+        """A state fork (:meth:`agentgym.TaskToolEnv.fork_clone`) with a sandbox of its own,
+        opened on first use: closing a branch never closes its parent's."""
+        child = super().fork_clone()
+        child._sandbox = None
+        return child  # type: ignore[return-value]
 
     def _close(self) -> None:
         if self._sandbox is not None:
