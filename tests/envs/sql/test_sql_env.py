@@ -138,3 +138,28 @@ def test_easy_variant_registered_for_small_models() -> None:
     tasks = list(env.unwrapped.task_set)
     assert tasks and all(t.data["difficulty"] == "easy" and t.data["single_value"] for t in tasks)
     env.close()
+
+
+@pytest.mark.postgres
+def test_postgres_episodes_fork_by_state_and_branches_run_concurrently(ro_conninfo: str) -> None:
+    """A PostgreSQL episode only reads, through a thread-safe pool: branches share the
+    executor, write nothing, and run side by side (issue 41)."""
+    import concurrent.futures
+
+    from agentgym.testing.fork_check import check_fork
+
+    env = agentgym.make("sql", split="test", engine="postgres", postgres_conninfo=ro_conninfo)
+    try:
+        task = env.unwrapped.task_set[0]
+        env.reset(options={"task_id": task.task_id})
+        expert = list(env.unwrapped.expert_actions(task))
+        env.step(expert[0])
+        branches = env.fork(4)
+        assert all(b.unwrapped.fork_origin == "state" for b in branches)
+        with concurrent.futures.ThreadPoolExecutor(4) as pool:
+            results = list(pool.map(lambda b: play(b, expert[1:]), branches))
+        assert [r[1] for r in results] == [1.0] * 4
+        assert not env.unwrapped.done and env.turns == 1
+        assert check_fork(env, expert[0]) == "checked"
+    finally:
+        env.close()
