@@ -98,35 +98,51 @@ def _steps(key: str) -> list[Any]:
     return steps
 
 
+def _put(node: Any, steps: list[Any], value: Any) -> None:
+    """Set ``value`` at ``steps`` under ``node``, making the dicts and lists on the way."""
+    step, rest = steps[0], steps[1:]
+    if isinstance(step, tuple):  # a filter: the list's items that pass it, one per value
+        values = value if not rest and isinstance(value, list) else [value]
+        for one in values:
+            item = {step[0]: step[1]}
+            node.append(item)
+            if rest:
+                _put(item, rest, one)
+        return
+    if isinstance(step, int):
+        while len(node) <= step:
+            node.append(None)
+    if not rest:
+        node[step] = value
+        return
+    child = node[step] if isinstance(step, int) else node.get(step)
+    if not isinstance(child, (dict, list)):
+        child = [] if isinstance(rest[0], (int, tuple)) else {}
+        node[step] = child
+    if isinstance(rest[0], tuple) and isinstance(value, list):  # each value its own item
+        for one in value:
+            _put(child, rest, one)
+        return
+    _put(child, rest, value)
+
+
 def _nested(flat: dict[str, Any]) -> dict[str, Any]:
     """``{"$.a[0].b": 1, "c": 2}`` -> ``{"a": [{"b": 1}], "c": 2}`` (JSONPath keys built)."""
     out: dict[str, Any] = {}
     for key, value in flat.items():
-        steps = _steps(key)
-        node: Any = out
-        for step, after in zip(steps, [*steps[1:], None], strict=True):
-            fresh: Any = [] if isinstance(after, (int, tuple)) else {}
-            if isinstance(step, tuple):  # a filter: the list's item that passes it
-                item = next((i for i in node if i.get(step[0]) == step[1]), None)
-                if item is None:
-                    item = {step[0]: step[1]}
-                    node.append(item)
-                node = item
-                continue
-            if isinstance(step, int):
-                while len(node) <= step:
-                    node.append({})
-            elif after is None:
-                node[step] = value
-                break
-            else:
-                node.setdefault(step, fresh)
-            if after is None:
-                node[step] = value
-                break
-            node = node[step] if not isinstance(step, int) or node[step] else node[step]
-            if isinstance(step, int) and isinstance(after, (int, tuple)) and node == {}:
-                node = []
+        _put(out, _steps(key), value)
+    return out
+
+
+def _values(fields: dict[str, Any], schema: dict[str, Any] | None) -> dict[str, Any]:
+    """Reference values of a body's fields: an array the schema types stays a list."""
+    props = (schema or {}).get("properties") or {}
+    out = {}
+    for key, value in fields.items():
+        if (props.get(key) or {}).get("type") == "array" and isinstance(value, list):
+            out[key] = [unpattern(first(v)) for v in value]
+        else:
+            out[key] = unpattern(first(value))
     return out
 
 
@@ -139,9 +155,10 @@ def _url(check: dict[str, Any], render: Any, home: str) -> str:
     params = {k: unpattern(first(v)) for k, v in (expected.get("query_params") or {}).items()}
     if not params:
         return url
-    if check.get("decode_base64_query"):
-        params = {k: base64.b64encode(str(v).encode()).decode() for k, v in params.items()}
     parts = urlsplit(url)
+    if check.get("decode_base64_query"):  # Magento's filter: the query in a path segment
+        segment = base64.urlsafe_b64encode(urlencode(params).encode()).decode().rstrip("=")
+        return urlunsplit(parts._replace(path=f"{parts.path.rstrip('/')}/{segment}/"))
     query = "&".join(q for q in (parts.query, urlencode(params)) if q)
     return urlunsplit(parts._replace(query=query))
 
@@ -161,15 +178,16 @@ def network_entry(check: dict[str, Any], render: Any, home: str) -> dict[str, An
                                "headers": headers}
     post = expected.get("post_data")
     if post:
-        values = _nested({k: unpattern(first(v)) for k, v in post.items()})
-        if any(isinstance(v, (dict, list)) for v in values.values()) or any(
-                isinstance(v, (dict, bool, int, float)) for v in values.values()):
+        values = _nested(_values(post, check.get("post_data_schema")))
+        form = any("[" in k and not k.startswith("$") for k in post)  # PHP-style form names
+        if not form and any(not isinstance(v, str) and v is not None for v in values.values()):
             request["postData"] = {"mimeType": "application/json",
                                    "text": json.dumps(values)}
-        else:
+        else:  # nested values as JSON strings; absent (None) fields left out
+            fields = {k: v if isinstance(v, str) else json.dumps(v)
+                      for k, v in values.items() if v is not None}
             request["postData"] = {"mimeType": "application/x-www-form-urlencoded",
-                                   "text": urlencode({k: str(v) for k, v in values.items()
-                                                      if v is not None})}
+                                   "text": urlencode(fields or {"form_key": "agentgym"})}
     status = int(first(expected.get("response_status")) or 200)
     response: dict[str, Any] = {"status": status, "headers": [], "cookies": [],
                                 "redirectURL": ""}

@@ -21,8 +21,27 @@ from agentgym.envs.webarena.verified_client import VerifiedScorer, available, wo
 
 ENVIRONMENTS = {site: f"http://127.0.0.1:{9000 + i}" for i, site in enumerate(
     ("shopping", "shopping_admin", "reddit", "gitlab", "map", "wikipedia", "homepage"))}
-REFERENCE_FLOOR = 777
-"""Reference episodes the package scores 1.0 (of 812; the rest listed by the test's message)."""
+REFERENCE_FLOOR = 799
+"""Reference episodes the package scores 1.0 (of 812); each other one must be a task that the
+package's own evaluator cannot pass on any log (:func:`why_unpassable`)."""
+
+
+def why_unpassable(record: dict[str, Any], reply: dict[str, Any]) -> str | None:
+    """Why webarena-verified 1.2.3 scores this task below 1.0 whatever the episode, or None."""
+    errors = " ".join(str(p.get("error")) for p in reply["evaluators"])
+    if "Alternatives require 2+ items" in errors:
+        return "the package rejects its own expected value (a one-item list of alternatives)"
+    checks = [c for c in record["eval"] if c["evaluator"] == "NetworkEventEvaluator"]
+    keys = [(c["expected"].get("http_method", "GET"), json.dumps(c["expected"]["url"]))
+            for c in checks if c.get("last_event_only", True) and not c.get("should_not_exist")]
+    if len(keys) != len(set(keys)):
+        return "two checks on one URL, and the package compares only its last request"
+    expected = record["eval"][0]["expected"]
+    if expected["task_type"] == "navigate" and len({k for k in keys if k[0] == "GET"}) > 1:
+        return "two pages expected, and the package reads only the last navigation"
+    if expected["task_type"] == "retrieve" and "retrieved_data" not in expected:
+        return "the package asks the answer for a retrieved_data key it then drops"
+    return None
 
 
 @pytest.fixture(scope="module")
@@ -53,9 +72,10 @@ def mistype(value: Any) -> Any:
     return "xq-unrelated"
 
 
-def broken_logs(har: list[dict[str, Any]]) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+def broken_logs(har: list[dict[str, Any]],
+                checked: set[str]) -> Iterator[tuple[str, list[dict[str, Any]]]]:
     """The reference log without its expected requests (the start page elsewhere), and with a
-    form field's value wrong."""
+    checked form field's value wrong."""
     opening = har[0]
     elsewhere = {**opening, "request": {**opening["request"],
                                         "url": opening["request"]["url"] + "/xq-elsewhere"}}
@@ -64,8 +84,9 @@ def broken_logs(har: list[dict[str, Any]]) -> Iterator[tuple[str, list[dict[str,
         post = entry["request"].get("postData")
         if post and "urlencoded" in post["mimeType"]:
             fields = parse_qsl(post["text"], keep_blank_values=True)
-            if fields:
-                fields[0] = (fields[0][0], mistype(fields[0][1]))
+            at = next((i for i, (k, _) in enumerate(fields) if k in checked), None)
+            if at is not None:
+                fields[at] = (fields[at][0], mistype(fields[at][1]))
                 request = {**entry["request"], "postData": {**post, "text": urlencode(fields)}}
                 yield "form field wrong", [*har[:n], {**entry, "request": request}, *har[n + 1:]]
                 return
@@ -81,7 +102,9 @@ def test_every_task_scores_one_on_its_reference_and_zero_when_broken(
         ref = worker.reference(task_id, ENVIRONMENTS)
         assert ref["ok"], ref
         response, har = ref["response"], ref["har"]
-        if score(worker, task_id, response, har) != 1.0:
+        reply = worker.score(task_id, json.dumps(response), har, ENVIRONMENTS)
+        if reply["score"] != 1.0:
+            assert why_unpassable(record, reply), (task_id, reply)
             missed.append(task_id)
             continue
         scoreable.append(task_id)
@@ -98,11 +121,13 @@ def test_every_task_scores_one_on_its_reference_and_zero_when_broken(
         negative = any(c["evaluator"] == "NetworkEventEvaluator" and c.get("should_not_exist")
                        for c in record["eval"])
         if len(har) > 1 and not negative:
-            for what, log in broken_logs(har):
+            checked = {k for c in record["eval"][1:] for k, v in
+                       (c["expected"].get("post_data") or {}).items() if v is not None}
+            for what, log in broken_logs(har, checked):
                 assert score(worker, task_id, response, log) == 0.0, (task_id, what)
     hard = hard_ids()
     assert len(scoreable) >= REFERENCE_FLOOR, f"references not scoring 1.0: {missed}"
-    assert len([t for t in scoreable if t in hard]) >= len(hard) - len(missed)
+    assert len([t for t in scoreable if t in hard]) >= len(hard) - 1
 
 
 def test_the_worker_refuses_bad_requests_and_serves_on(worker: VerifiedScorer) -> None:
