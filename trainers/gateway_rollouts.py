@@ -1,27 +1,35 @@
 """Rollout source ``gateway``: external agent programs play the episodes, the gateway records them.
 
 ``rollout_source: gateway`` in a train config replaces the engine's rollouts by this one. For
-every (task, sample) the trainer starts one copy of the agent command (any program) with::
+every (task, sample) the trainer opens a gateway episode (with its own keys) and starts one copy
+of the agent command (any program) in its own jail (``gateway.sandbox``; see
+:mod:`agentgym.gateway.agent_jail`) with only::
 
     OPENAI_BASE_URL     http://127.0.0.1:PORT/episodes/<episode>/v1   (the gateway)
-    OPENAI_API_KEY      the gateway's bearer token (fresh per run)
+    OPENAI_API_KEY      the episode's agent key: model calls of this episode only
     AGENTGYM_MCP_URL    http://127.0.0.1:PORT/mcp  (the env's tools, `agentgym serve --mcp`)
     AGENTGYM_TASK_ID    the task to play (the agent calls MCP ``reset`` with it)
     AGENTGYM_EPISODE_ID the gateway episode id
 
+plus ``PATH``, ``LANG``, ``HOME``/``TMPDIR`` (a fresh folder) and the variables named in
+``gateway.pass_env``. The run's token and the trainer's environment never reach an agent, and
+no key an agent holds can set a reward.
+
 The reward (``gateway.reward``):
 
-- ``env`` (default): the model's tool calls, as the gateway recorded them, are replayed in a
-  fresh env on the same task; its return is the reward. The agent cannot claim a reward: only
-  what the model generated counts, whatever the agent did with the MCP tools.
-- ``posted``: whatever ``POST /episodes/<id>/reward`` set (0 when nothing was posted).
+- ``env`` (default): each branch's model turns, as the gateway recorded them, are replayed in a
+  fresh env on the same task; its return is that branch's reward. The agent cannot claim a
+  reward: only what the model generated counts, whatever the agent did with the MCP tools.
+- ``posted``: the ``gateway.scorer`` program, started after the agent's jail is gone, posts the
+  reward with the episode's reward key (``AGENTGYM_REWARD_URL``, ``AGENTGYM_REWARD_KEY``); 0 when
+  it posts nothing.
 - ``module:function``: ``function(trajectory, task_id)`` returns the reward.
 
-An agent that exits non-zero, or is still running after ``gateway.timeout_s`` (its whole process
-group is killed), is an aborted episode with the reason; so is every agent still running when the
-run closes (:meth:`GatewayRollouts.close` kills their process groups: an agent that leaves its
-group, ``setsid``, escapes this). Every branch of an episode is a row of its task's group, with
-the episode's reward.
+An agent that exits non-zero, or is still running after ``gateway.timeout_s``, is an aborted
+episode with the reason; so is every agent still running when the run closes. Either way the
+whole jail is killed (with ``sandbox: none`` only the agent's process group: an agent that
+leaves its group, ``setsid``, escapes that). Every branch of an episode is a row of its task's
+group, scored on its own turns.
 """
 
 from __future__ import annotations
@@ -31,17 +39,27 @@ import logging
 import os
 import secrets
 import shlex
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
 from typing import Any
 
 import agentgym
-from agentgym.gateway import Gateway, GatewayLimits, GatewayServer, mcp_command
+from agentgym.gateway import (
+    AgentJail,
+    Gateway,
+    GatewayLimits,
+    GatewayServer,
+    bubblewrap_works,
+    mcp_command,
+    minimal_env,
+)
 from agentgym.policies import Policy
 from agentgym.rollout import EpisodeReturn, Trajectory
 
@@ -69,27 +87,67 @@ class AgentSettings:
     """Agents running at once."""
     describe_tools: bool = True
     """Let the gateway describe the tools in the system prompt (see :class:`Gateway`)."""
+    scorer: tuple[str, ...] = ()
+    """With ``reward: posted``: the program that posts each episode's reward with its reward
+    key, started after the agent's jail is gone (trusted: the trainer's environment)."""
+    sandbox: str = "auto"
+    """``bubblewrap`` (required), ``none``, or ``auto`` (bubblewrap where it works)."""
+    memory_mb: int = 8192
+    """Address-space limit of each agent process (0: none)."""
+    pass_env: tuple[str, ...] = ()
+    """Variables of the trainer's environment an agent also gets (by name)."""
+    binds: tuple[str, ...] = ()
+    """Extra host paths a jailed agent may read."""
 
     @classmethod
     def from_config(cls, section: dict[str, Any]) -> AgentSettings:
         """Read and check the section."""
-        agent = section.get("agent")
-        if isinstance(agent, str):
-            agent = shlex.split(agent)
-        if not agent or not all(isinstance(a, str) for a in agent):
+        agent, scorer = (_argv(section.get(k)) for k in ("agent", "scorer"))
+        if not agent:
             raise ConfigError("gateway.agent must name the agent command (a list or a string)")
         extra = set(section) - {"agent", "reward", "timeout_s", "mcp", "concurrency",
-                                "describe_tools"}
+                                "describe_tools", "scorer", "sandbox", "memory_mb", "pass_env",
+                                "binds"}
         if extra:
             raise ConfigError(f"unknown gateway settings: {sorted(extra)}")
         out = cls(tuple(agent), str(section.get("reward", "env")),
                   float(section.get("timeout_s", 300.0)), bool(section.get("mcp", True)),
-                  int(section.get("concurrency", 8)), bool(section.get("describe_tools", True)))
+                  int(section.get("concurrency", 8)), bool(section.get("describe_tools", True)),
+                  tuple(scorer), str(section.get("sandbox", "auto")),
+                  int(section.get("memory_mb", 8192)),
+                  tuple(str(v) for v in section.get("pass_env", ()) or ()),
+                  tuple(str(v) for v in section.get("binds", ()) or ()))
         if out.reward not in ("env", "posted") and ":" not in out.reward:
             raise ConfigError("gateway.reward must be env, posted or module:function")
-        if out.timeout_s <= 0 or out.concurrency < 1:
+        if out.reward == "posted" and not out.scorer:
+            raise ConfigError("gateway.reward: posted needs gateway.scorer, the program that "
+                              "posts each episode's reward with its reward key (an agent's key "
+                              "cannot post one)")
+        if out.timeout_s <= 0 or out.concurrency < 1 or out.memory_mb < 0:
             raise ConfigError("gateway.timeout_s and gateway.concurrency must be positive")
+        if out.sandbox not in ("auto", "bubblewrap", "none"):
+            raise ConfigError("gateway.sandbox must be auto, bubblewrap or none")
+        if out.sandbox == "bubblewrap" and bubblewrap_works():
+            raise ConfigError(f"gateway.sandbox: bubblewrap cannot run here: "
+                              f"{bubblewrap_works()}")
         return out
+
+
+def _argv(value: Any) -> list[str]:
+    if isinstance(value, str):
+        value = shlex.split(value)
+    if value is None or not isinstance(value, list | tuple) or \
+            not all(isinstance(a, str) for a in value):
+        return []
+    argv = list(value)
+    if argv and argv[0] == "python":  # the trainer's own interpreter (its packages, its venv)
+        argv[0] = sys.executable
+    return argv
+
+
+def sandbox_available() -> bool:
+    """Whether ``gateway.sandbox: bubblewrap`` works on this machine."""
+    return not bubblewrap_works()
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
@@ -117,7 +175,8 @@ class GatewayRollouts:
             self._reward_fn = agentgym.load_entry_point(self.settings.reward)
         self.token = secrets.token_urlsafe(32)
         self.gateway = Gateway(policy, limits=GatewayLimits(
-            max_new_tokens=cfg.max_new_tokens, max_context_tokens=cfg.max_tokens),
+            max_new_tokens=cfg.max_new_tokens, max_context_tokens=cfg.max_tokens,
+            max_episodes_per_client=max(256, self.settings.concurrency)),
             temperature=cfg.temperature, top_p=cfg.top_p,
             describe_tools=self.settings.describe_tools)
         self.server = GatewayServer(self.gateway, token=self.token).start()
@@ -127,6 +186,14 @@ class GatewayRollouts:
         """Agents running now: :meth:`close` kills their process groups."""
         self._agents_lock = threading.Lock()
         self._closing = False
+        jailed = self.settings.sandbox == "bubblewrap" or (
+            self.settings.sandbox == "auto" and sandbox_available())
+        if self.settings.sandbox == "auto" and not jailed:
+            logger.warning("gateway agents run without a jail (bubblewrap: %s): only their "
+                           "environment, keys and process group are contained",
+                           bubblewrap_works())
+        self.jail = AgentJail(memory_mb=self.settings.memory_mb, binds=self.settings.binds) \
+            if jailed else None
 
     # -- MCP env servers -----------------------------------------------------------------------
 
@@ -157,32 +224,62 @@ class GatewayRollouts:
     # -- one episode ---------------------------------------------------------------------------
 
     def _play(self, task_id: str, episode: str, split: str) -> tuple[str, str]:
-        """Run the agent for ``episode``; returns ``(abort reason or "", stderr tail)``."""
-        env = {**os.environ, "OPENAI_BASE_URL": self.server.base_url(episode),
-               "OPENAI_API_KEY": self.token, "AGENTGYM_MCP_URL": self._mcp_url(split),
-               "AGENTGYM_TASK_ID": task_id, "AGENTGYM_EPISODE_ID": episode}
-        argv = list(self.settings.agent)
-        if argv[0] == "python":  # the trainer's own interpreter (its packages, its venv)
-            argv[0] = sys.executable
-        with self._agents_lock:
-            if self._closing:
-                return "the run is closing", ""
-            proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL,
-                                    stderr=subprocess.PIPE, start_new_session=True)
-            self._agents.add(proc)
+        """Open ``episode``, run the agent in its jail, then the scorer (``reward: posted``);
+        returns ``(abort reason or "", stderr tail)``."""
+        keys = self.gateway.open_episode(episode, task_id=task_id, client="trainer")
+        home = tempfile.mkdtemp(prefix="agentgym-agent-")
         try:
-            _, err = proc.communicate(timeout=self.settings.timeout_s)
-        except subprocess.TimeoutExpired:
-            _kill_group(proc)
-            proc.communicate()
-            return f"agent hung: still running after {self.settings.timeout_s:g}s (killed)", ""
+            env = minimal_env({
+                **{k: os.environ[k] for k in self.settings.pass_env if k in os.environ},
+                "OPENAI_BASE_URL": self.server.base_url(episode), "OPENAI_API_KEY": keys.agent,
+                "AGENTGYM_MCP_URL": self._mcp_url(split), "AGENTGYM_TASK_ID": task_id,
+                "AGENTGYM_EPISODE_ID": episode}, home)
+            argv = list(self.settings.agent)
+            if self.jail is not None:
+                argv = self.jail.argv(argv, home)
+            reason, tail = self._run_program("agent", argv, env, None,
+                                             self.jail.preexec() if self.jail else None)
+            if reason or self.settings.reward != "posted":
+                return reason, tail
+            scorer_env = {**os.environ, "AGENTGYM_REWARD_URL":
+                          f"{self.server.url}/episodes/{episode}/reward",
+                          "AGENTGYM_REWARD_KEY": keys.reward, "AGENTGYM_TASK_ID": task_id,
+                          "AGENTGYM_EPISODE_ID": episode}
+            reason, _ = self._run_program("scorer", list(self.settings.scorer), scorer_env,
+                                          None, None)
+            return reason, tail
         finally:
-            _kill_group(proc)  # leftovers of the agent's process group
+            shutil.rmtree(home, ignore_errors=True)
+
+    def _run_program(self, what: str, argv: list[str], env: dict[str, str], cwd: str | None,
+                     preexec: Any) -> tuple[str, str]:
+        """Run one program in its own process group; ``(abort reason or "", stderr tail)``.
+
+        Its stderr goes to a file, not a pipe: a child that keeps it open cannot make the
+        episode wait for it. The whole group (the jail, with everything in it) is killed after.
+        """
+        with tempfile.TemporaryFile() as err:
             with self._agents_lock:
-                self._agents.discard(proc)
-        tail = err.decode("utf-8", "replace")[-400:].strip()
+                if self._closing:
+                    return "the run is closing", ""
+                proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=err,
+                                        start_new_session=True, preexec_fn=preexec, cwd=cwd)
+                self._agents.add(proc)
+            try:
+                proc.wait(timeout=self.settings.timeout_s)
+            except subprocess.TimeoutExpired:
+                _kill_group(proc)
+                proc.wait()
+                return f"{what} hung: still running after {self.settings.timeout_s:g}s " \
+                       "(killed)", ""
+            finally:
+                _kill_group(proc)  # leftovers of its process group (the jail and all in it)
+                with self._agents_lock:
+                    self._agents.discard(proc)
+            err.seek(max(0, os.fstat(err.fileno()).st_size - 4000))
+            tail = err.read().decode("utf-8", "replace")[-400:].strip()
         if proc.returncode != 0:
-            return f"agent exited with status {proc.returncode}: {tail}", tail
+            return f"{what} exited with status {proc.returncode}: {tail}", tail
         return "", tail
 
     def _reward(self, traj: Trajectory, task_id: str, split: str) -> tuple[float, dict[str, Any]]:

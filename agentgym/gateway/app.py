@@ -6,15 +6,23 @@ Routes (every one behind the serve package's :class:`~agentgym.serve.guard.Reque
     GET  /episodes/{id}/v1/models
     POST /v1/chat/completions                 the episode in X-Agentgym-Episode, or the API key
     GET  /v1/models                           (the key only when the gateway has no token)
-    POST /episodes/{id}/reward                {"reward": 1.0, "done": true}
+    POST /episodes                            {"episode": id?, "task_id": id?} -> its keys
+    POST /episodes/{id}/reward                {"reward": 1.0, "done": true} (its reward key)
     GET  /episodes/{id}                       the episode's trajectories and mismatches
+
+Bearers (see :mod:`agentgym.gateway.credentials`): the run token (the guard's ``token``), a
+client token, an episode's agent key (chat in that episode only) or its reward key (that
+episode's reward only). No other credential posts a reward.
 
 Errors are OpenAI-shaped: ``{"error": {"message", "type", "code"}}`` with the status.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import hmac
 import json
+import secrets
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -26,6 +34,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
 
 from ..serve.guard import GuardSettings, RequestGuard
+from .credentials import RUN, Principal
 from .episodes import GatewayError
 from .service import ChatResult, Gateway
 
@@ -47,6 +56,13 @@ class ChatBody(pydantic.BaseModel):
     n: int = 1
     seed: int | None = None
     stop: str | list[str] | None = None
+
+
+class OpenBody(pydantic.BaseModel):
+    """``POST /episodes``: the id to open (default: a fresh one) and its task."""
+
+    episode: str | None = None
+    task_id: str | None = pydantic.Field(default=None, max_length=256)
 
 
 class RewardBody(pydantic.BaseModel):
@@ -100,8 +116,12 @@ def _headers(result: ChatResult) -> dict[str, str]:
 
 
 def create_app(gateway: Gateway, guard: GuardSettings | None = None) -> Any:
-    """The ASGI app of ``gateway`` behind a :class:`RequestGuard` with ``guard`` settings."""
+    """The ASGI app of ``gateway`` behind a :class:`RequestGuard` with ``guard`` settings.
+
+    The guard checks Host, Origin and body; the bearer (``guard.token`` is the run token) is
+    checked per route here, since episode keys are bearers too."""
     settings = guard or GuardSettings()
+    run_token = settings.token
     api = FastAPI(title="agentgym gateway", docs_url=None, redoc_url=None, openapi_url=None)
 
     @api.exception_handler(GatewayError)
@@ -115,24 +135,49 @@ def create_app(gateway: Gateway, guard: GuardSettings | None = None) -> Any:
         return _error(400, f"invalid request at {where}: {first.get('msg', 'bad value')}",
                       "invalid_request")
 
-    def episode_of(request: Request) -> str:
+    def bearer(request: Request) -> str:
+        scheme, _, key = request.headers.get("authorization", "").partition(" ")
+        return key.strip() if scheme.lower() == "bearer" else ""
+
+    def principal(request: Request) -> Principal:
+        key = bearer(request)
+        if run_token is not None and hmac.compare_digest(key.encode(), run_token.encode()):
+            return RUN
+        found = gateway.credentials.who(key)
+        if found is not None:
+            return found
+        if run_token is None:
+            return RUN  # a gateway without a token trusts every caller (tests, in-process)
+        raise GatewayError("missing, wrong or revoked bearer token (Authorization: Bearer "
+                           "<token>)", 401, "unauthorized")
+
+    def episode_of(request: Request, who: Principal) -> str:
         given = request.headers.get(EPISODE_HEADER)
         if given:
             return given
-        scheme, _, key = request.headers.get("authorization", "").partition(" ")
-        if settings.token is None and scheme.lower() == "bearer" and key.strip():
-            return key.strip()
+        if who.kind == "agent" and who.episode:
+            return who.episode
+        key = bearer(request)
+        if run_token is None and key:
+            return key
         raise GatewayError("no episode: call /episodes/<id>/v1, send X-Agentgym-Episode, or "
-                           "use the episode id as the API key", 400, "episode")
+                           "use the episode's agent key", 400, "episode")
 
-    async def chat(episode_id: str, body: ChatBody) -> Any:
+    def forbidden(what: str) -> GatewayError:
+        return GatewayError(f"this credential may not {what}", 403, "forbidden")
+
+    async def chat(episode_id: str, body: ChatBody, who: Principal) -> Any:
+        open_ep = gateway.episodes.get(episode_id)
+        if not who.may_chat(episode_id, open_ep.client if open_ep is not None else None):
+            raise forbidden(f"call the model in episode {episode_id!r}")
         if body.n != 1:
             raise GatewayError("only n=1 is served (start one agent per sample)")
         stop = (body.stop,) if isinstance(body.stop, str) else tuple(body.stop or ())
         result = await gateway.chat(
             episode_id, body.messages, body.tools,
             max_tokens=body.max_completion_tokens or body.max_tokens,
-            temperature=body.temperature, top_p=body.top_p, seed=body.seed, stop=stop)
+            temperature=body.temperature, top_p=body.top_p, seed=body.seed, stop=stop,
+            client=who.opens_as())
         model = body.model or gateway.model_name
         if body.stream:
             return StreamingResponse(_chunks(result, model), media_type="text/event-stream",
@@ -144,34 +189,74 @@ def create_app(gateway: Gateway, guard: GuardSettings | None = None) -> Any:
                                             "owned_by": "agentgym"}]}
 
     @api.post("/episodes/{episode_id}/v1/chat/completions")
-    async def episode_chat(episode_id: str, body: ChatBody) -> Any:
-        return await chat(episode_id, body)
+    async def episode_chat(request: Request, episode_id: str, body: ChatBody) -> Any:
+        return await chat(episode_id, body, principal(request))
 
     @api.post("/v1/chat/completions")
     async def keyed_chat(request: Request, body: ChatBody) -> Any:
-        return await chat(episode_of(request), body)
+        who = principal(request)
+        return await chat(episode_of(request, who), body, who)
 
     @api.get("/episodes/{episode_id}/v1/models")
-    async def episode_models(episode_id: str) -> dict[str, Any]:
+    async def episode_models(request: Request, episode_id: str) -> dict[str, Any]:
+        principal(request)
         return models()
 
     @api.get("/v1/models")
-    async def all_models() -> dict[str, Any]:
+    async def all_models(request: Request) -> dict[str, Any]:
+        principal(request)
         return models()
 
+    @api.post("/episodes")
+    async def open_episode(request: Request, body: OpenBody) -> dict[str, Any]:
+        who = principal(request)
+        client = who.opens_as()
+        if client is None:
+            raise forbidden("open episodes")
+        keys = gateway.open_episode(body.episode or f"ep-{secrets.token_hex(8)}",
+                                    task_id=body.task_id, client=client)
+        return {"episode": keys.episode, "agent_key": keys.agent, "reward_key": keys.reward}
+
     @api.post("/episodes/{episode_id}/reward")
-    async def reward(episode_id: str, body: RewardBody) -> dict[str, Any]:
+    async def reward(request: Request, episode_id: str, body: RewardBody) -> dict[str, Any]:
+        who = principal(request)
+        gateway.episode(episode_id, create=False)
+        if not who.may_reward(episode_id):
+            raise forbidden(f"set the reward of episode {episode_id!r} (only its reward key, "
+                            "from POST /episodes, does)")
         gateway.set_reward(episode_id, body.reward, done=body.done)
         return {"episode": episode_id, "reward": body.reward}
 
     @api.get("/episodes/{episode_id}")
-    async def show(episode_id: str) -> dict[str, Any]:
+    async def show(request: Request, episode_id: str) -> dict[str, Any]:
+        who = principal(request)
         ep = gateway.episode(episode_id, create=False)
+        if not who.may_read(episode_id, ep.client):
+            raise forbidden(f"read episode {episode_id!r}")
         return {"episode": episode_id, "reward": ep.reward, "done": ep.done,
                 "mismatches": [vars(m) for m in ep.mismatches],
                 "trajectories": [t.to_dict() for t in ep.trajectories()]}
 
-    return RequestGuard(api, settings)
+    guarded = RequestGuard(api, dataclasses.replace(settings, token=None))
+
+    async def gate(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        """Refuse an unknown bearer before the guard reads the body (as the guard did)."""
+        if run_token is not None and scope["type"] == "http":
+            auth = dict(scope.get("headers", [])).get(b"authorization", b"")
+            scheme, _, key = auth.decode("latin-1").partition(" ")
+            key = key.strip() if scheme.lower() == "bearer" else ""
+            if not (hmac.compare_digest(key.encode(), run_token.encode())
+                    or gateway.credentials.who(key)):
+                body = json.dumps({"detail": "missing, wrong or revoked bearer token "
+                                   "(Authorization: Bearer <token>)"}).encode()
+                await send({"type": "http.response.start", "status": 401, "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode())]})
+                await send({"type": "http.response.body", "body": body})
+                return
+        await guarded(scope, receive, send)
+
+    return gate
 
 
-__all__ = ["EPISODE_HEADER", "ChatBody", "RewardBody", "create_app"]
+__all__ = ["EPISODE_HEADER", "ChatBody", "OpenBody", "RewardBody", "create_app"]

@@ -91,6 +91,8 @@ class Episode:
 
     id: str
     task_id: str | None = None
+    client: str = "run"
+    """The client that opened it (its per-client cap counts this episode)."""
     branches: list[Branch] = field(default_factory=list)
     mismatches: list[Mismatch] = field(default_factory=list)
     reward: float | None = None

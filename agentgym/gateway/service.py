@@ -16,6 +16,7 @@ from typing import Any
 
 from ..policies.base import EpisodeContext, Policy, SamplingParams, derive_seed
 from ..rollout.trajectory import Trajectory
+from .credentials import Credentials, EpisodeKeys
 from .episodes import Branch, Episode, GatewayError, Mismatch, record, template_messages
 from .messages import Reply, render_text, split_reply, tools_key
 
@@ -35,6 +36,9 @@ class GatewayLimits:
     """Longest branch (prompt and generated ids); a call past it is refused."""
     max_episodes: int = 4096
     """Episodes held at once (collected episodes are dropped)."""
+    max_episodes_per_client: int = 256
+    """Episodes one client (one credential: the run token, a client token, the trainer) holds
+    at once, so no client fills :attr:`max_episodes` for the others."""
     max_branches: int = 64
     """Branches (history rewrites) per episode."""
     max_messages: int = 2048
@@ -72,6 +76,8 @@ class Gateway:
         self.limits = limits or GatewayLimits()
         self.model_name = model_name or str(policy.describe().get("model", policy.name))
         self.episodes: dict[str, Episode] = {}
+        self.credentials = Credentials()
+        """Client tokens and per-episode keys (see :mod:`agentgym.gateway.credentials`)."""
         self.format = policy.chat_format()
         self._template_has_tools = self._probe_tools()
         self._gen_prompt = self._generation_prompt()
@@ -114,8 +120,9 @@ class Gateway:
 
     # -- episodes ------------------------------------------------------------------------------
 
-    def episode(self, episode_id: str, *, create: bool = True) -> Episode:
-        """The episode named ``episode_id`` (opened on first use when ``create``)."""
+    def episode(self, episode_id: str, *, create: bool = True, client: str = "run") -> Episode:
+        """The episode named ``episode_id`` (opened on first use for ``client`` when
+        ``create``)."""
         if not EPISODE_ID.match(episode_id):
             raise GatewayError("an episode id is 1-128 of A-Z a-z 0-9 . _ - starting with a "
                                "letter or digit", 400, "episode")
@@ -125,8 +132,25 @@ class Gateway:
                 raise GatewayError(f"no episode {episode_id!r}", 404, "episode")
             if len(self.episodes) >= self.limits.max_episodes:
                 raise GatewayError("too many open episodes", 429, "episodes")
-            ep = self.episodes[episode_id] = Episode(episode_id)
+            held = sum(1 for e in self.episodes.values() if e.client == client)
+            if held >= self.limits.max_episodes_per_client:
+                raise GatewayError(f"this client already holds {held} open episodes (at most "
+                                   f"{self.limits.max_episodes_per_client})", 429, "episodes")
+            ep = self.episodes[episode_id] = Episode(episode_id, client=client)
         return ep
+
+    def open_episode(self, episode_id: str, *, task_id: str | None = None,
+                     client: str = "run") -> EpisodeKeys:
+        """Open ``episode_id`` for ``client`` and return its agent and reward keys.
+
+        The agent key is all an agent program needs (its ``OPENAI_API_KEY``); the reward key
+        stays with whoever scores the episode. Both are revoked by :meth:`collect`.
+        """
+        if episode_id in self.episodes:
+            raise GatewayError(f"episode {episode_id!r} is already open", 409, "episode")
+        ep = self.episode(episode_id, client=client)
+        ep.task_id = task_id
+        return self.credentials.episode(episode_id, client)
 
     def set_reward(self, episode_id: str, reward: float, *, done: bool = True) -> None:
         """Attach the episode's reward (and end it when ``done``)."""
@@ -134,7 +158,9 @@ class Gateway:
         ep.reward, ep.done = float(reward), ep.done or done
 
     def collect(self, episode_id: str) -> list[Trajectory]:
-        """The episode's trajectories (one per branch); the episode is forgotten."""
+        """The episode's trajectories (one per branch); the episode and its keys are
+        forgotten."""
+        self.credentials.revoke_episode(episode_id)
         ep = self.episodes.pop(episode_id, None)
         return ep.trajectories() if ep is not None else []
 
@@ -143,13 +169,16 @@ class Gateway:
     async def chat(self, episode_id: str, messages: list[dict[str, Any]],
                    tools: list[dict[str, Any]] | None = None, *, max_tokens: int | None = None,
                    temperature: float = 1.0, top_p: float = 1.0, seed: int | None = None,
-                   stop: tuple[str, ...] = ()) -> ChatResult:
-        """Answer one chat-completions call of ``episode_id`` and record it."""
+                   stop: tuple[str, ...] = (), client: str | None = "run") -> ChatResult:
+        """Answer one chat-completions call of ``episode_id`` and record it.
+
+        A new episode is opened for ``client`` on first use; ``client=None`` (an agent key's
+        call) only reaches an episode that is already open."""
         if not messages:
             raise GatewayError("messages must not be empty")
         if len(messages) > self.limits.max_messages:
             raise GatewayError(f"more than {self.limits.max_messages} messages")
-        ep = self.episode(episode_id)
+        ep = self.episode(episode_id, create=client is not None, client=client or "run")
         async with ep.lock:  # one call at a time per episode: branches grow in order
             return await self._chat(ep, messages, tools, max_tokens=max_tokens,
                                     temperature=temperature, top_p=top_p, seed=seed, stop=stop)

@@ -34,10 +34,13 @@ def test_models_and_episode_from_header_or_api_key(gateway_server: GatewayServer
 
 
 def test_posted_reward_is_attached_to_every_branch(gateway_server: GatewayServer) -> None:
-    client = openai.OpenAI(base_url=gateway_server.base_url("r1"), api_key="k", max_retries=0)
+    keys = httpx.post(f"{gateway_server.url}/episodes", json={"episode": "r1"}).json()
+    client = openai.OpenAI(base_url=gateway_server.base_url("r1"), api_key=keys["agent_key"],
+                           max_retries=0)
     client.chat.completions.create(model="tiny", messages=ASK)
     client.chat.completions.create(model="tiny", messages=[{"role": "user", "content": "other"}])
-    r = httpx.post(f"{gateway_server.url}/episodes/r1/reward", json={"reward": 0.5})
+    r = httpx.post(f"{gateway_server.url}/episodes/r1/reward", json={"reward": 0.5},
+                   headers={"Authorization": f"Bearer {keys['reward_key']}"})
     assert r.status_code == 200
     shown = httpx.get(f"{gateway_server.url}/episodes/r1").json()
     assert [t["reward"] for t in shown["trajectories"]] == [0.5, 0.5]

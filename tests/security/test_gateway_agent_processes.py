@@ -1,9 +1,11 @@
 """An agent program cannot outlive the run: closing the gateway rollouts ends every agent still
 running, with the processes it started.
 
-The hostile agent starts a child in its own process group, writes both pids, then both sleep
-(never calling the model, never exiting). The run is closed while the episode is in flight: both
-processes are gone and the episode is aborted, instead of waiting out ``gateway.timeout_s``.
+The hostile agent starts a child in its own process group (``setsid``), writes a marker, then
+both sleep (never calling the model, never exiting). The run is closed while the episode is in
+flight: both processes are gone (found on the host by the marker in their command lines, as the
+jail's pids are its own) and the episode is aborted, instead of waiting out
+``gateway.timeout_s``.
 """
 
 from __future__ import annotations
@@ -19,12 +21,34 @@ from agentgym.trainers import load_config
 from agentgym.trainers.gateway_rollouts import GatewayRollouts
 from agentgym.trainers.tiny import tiny_llama
 
+MARK = "agentgym-close-linger-51d2"
 LINGER = r"""
 import os, subprocess, sys, time
-child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
-open(sys.argv[1], "w").write(f"{os.getpid()} {child.pid}")
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", sys.argv[1]],
+                         start_new_session=True)
 time.sleep(600)
 """
+
+
+def _marked() -> list[int]:
+    """Host pids whose command line holds :data:`MARK` (the agent and its child)."""
+    out = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if MARK.encode() in f.read():
+                    out.append(int(pid))
+        except OSError:
+            pass
+    return out
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
 
 
 def _alive(pid: int) -> bool:
@@ -37,11 +61,11 @@ def _alive(pid: int) -> bool:
 
 
 def test_closing_the_run_kills_running_agents_and_their_children(tmp_path: Path) -> None:
-    script, marker = tmp_path / "linger.py", tmp_path / "pids"
+    script = tmp_path / "linger.py"
     script.write_text(LINGER)
     cfg = load_config(None, ["env=shop/price-v0", "max_new_tokens=4", "max_turns=2",
                              "rollout_source=gateway", "group_size=1"])
-    cfg.gateway = {"agent": [sys.executable, str(script), str(marker)], "timeout_s": 600,
+    cfg.gateway = {"agent": [sys.executable, str(script), MARK], "timeout_s": 600,
                    "mcp": False}
     model, tokenizer = tiny_llama()
     policy = HFPolicy(model, tokenizer, device="cpu")
@@ -52,11 +76,11 @@ def test_closing_the_run_kills_running_agents_and_their_children(tmp_path: Path)
     try:
         worker.start()
         deadline = time.monotonic() + 120
-        while not (marker.exists() and len(marker.read_text().split()) == 2):
-            assert time.monotonic() < deadline, "the agent never started"
+        while not any(b"time.sleep(600)" in _cmdline(p) for p in _marked()):
+            assert time.monotonic() < deadline, "the agent never started its child"
             time.sleep(0.1)
-        pids = [int(p) for p in marker.read_text().split()]
-        assert all(_alive(p) for p in pids)
+        pids = _marked()  # the agent, its child (and, jailed, the jail's bwrap processes)
+        assert len(pids) >= 2 and all(_alive(p) for p in pids)
     finally:
         rollouts.close()
         policy.close()
