@@ -108,12 +108,13 @@ class BubblewrapShell(BubblewrapSandbox):
             f"if [ -f {STATE} ]; then tar -x -p -f {STATE} -C / 2>/dev/null || {fail}; fi",
             f"rm -f {STATE}",
             f"printf {READY} >&{side}",
-            # $1 = the command's deadline, $2 = its start directory, $3 = the command
-            "exec 9>&2 2>/dev/null",
+            # $1 = the command's deadline, $2 = its start directory, $3 = the command. The
+            # saved stderr gets a free descriptor ({err}): a fixed one (9) may be the side fd.
+            "exec {err}>&2 2>/dev/null",
             "(echo 1000 >/proc/self/oom_score_adj; cd \"$2\" 2>/dev/null || cd /; "
             f'exec timeout -s KILL "$1" prlimit {limit} -- /bin/bash -c "$3" '
-            f"2>&9 9>&- {side}>&- </dev/null)",
-            "rc=$?; exec 2>&9 9>&-",
+            f'2>&$err {{err}}>&- {side}>&- </dev/null)',
+            "rc=$?; exec 2>&$err {err}>&-",
             KILL_LEFTOVERS,
             f"cd / && tar -c -f /work/{STATE} -- {names} 2>/dev/null "
             f"&& cd /work && tar -c -f - ./{STATE} >&{side}",

@@ -254,6 +254,12 @@ class TerminalEnv(TaskToolEnv):
             return 0.0, "the verifier's filesystem could not be read back"
         return read_reward(out.state)
 
+    def reward_probes(self) -> list[Any]:
+        """The family's own hacks for ``check_rewards`` (:mod:`.probes`)."""
+        from .probes import terminal_probes
+
+        return terminal_probes()
+
     # -- oracle ----------------------------------------------------------------------------
 
     def expert_actions(self, task: Task) -> list[str]:

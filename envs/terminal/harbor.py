@@ -183,19 +183,23 @@ def load_task(path: str | Path) -> HarborTask:
 
 
 @functools.lru_cache(maxsize=512)
-def cached_task(path: str, mtime: float) -> HarborTask:
-    """:func:`load_task`, cached by path and ``task.toml``'s modification time."""
+def cached_task(path: str, stamp: tuple[int, int]) -> HarborTask:
+    """:func:`load_task`, cached by path and the folder's :func:`_stamp`."""
     return load_task(path)
 
 
+def _stamp(folder: Path) -> tuple[int, int]:
+    """(newest modification time, file count) of the folder's tree: any edit changes it."""
+    times = [p.lstat().st_mtime_ns for p in folder.rglob("*")]
+    return max(times, default=0), len(times)
+
+
 def get_task(path: str | Path) -> HarborTask:
-    """The task at ``path``, read once per change of its ``task.toml``."""
+    """The task at ``path``, read again only after a file of it changed."""
     p = Path(path).resolve()
-    try:
-        mtime = (p / "task.toml").stat().st_mtime
-    except OSError:
-        raise TaskError(f"{p}: no task.toml") from None
-    return cached_task(str(p), mtime)
+    if not (p / "task.toml").is_file():
+        raise TaskError(f"{p}: no task.toml")
+    return cached_task(str(p), _stamp(p))
 
 
 def discover(path: str | Path) -> list[Path]:

@@ -62,6 +62,20 @@ class HarborResolver:
                        description=f"The Harbor tasks under {folder}.")
 
     @staticmethod
+    def make(id: str, *, max_turns: int | None = None, **kwargs: Any) -> Any:
+        """The env in a TurnLimit (a path is no Gymnasium id, so not built like a spec)."""
+        from dataclasses import replace
+
+        from agentgym import TurnLimit
+        from agentgym.settings import resolve_max_turns
+
+        spec = HarborResolver.spec(id)
+        env = _make_harbor(spec.id.partition(":")[2], **kwargs)
+        env.agentgym_spec = replace(spec, kwargs=dict(kwargs))
+        env.agentgym_made = (HarborResolver.make, id, {"max_turns": max_turns, **kwargs})
+        return TurnLimit(env, max_turns=resolve_max_turns(max_turns, MAX_TURNS))
+
+    @staticmethod
     def names() -> list[str]:
         """None: any folder."""
         return []

@@ -1,4 +1,5 @@
-set -euo pipefail
+set -eu
+# (no pipefail: `producer | grep -q` would fail at random when grep exits first: SIGPIPE)
 # helpers: ans FILE = the file without whitespace; same A B = equal up to trailing blanks
 ans() { tr -d '[:space:]' < "$1"; }
 norm() { sed -e 's/[[:space:]]*$//' "$1" | awk 'NF{for(i=0;i<b;i++)print "";b=0;print;next}{b++}'; }
