@@ -3,7 +3,8 @@
 :class:`NetLog` listens to a Playwright ``BrowserContext`` (``requestfinished`` and
 ``requestfailed``) and keeps one HAR 1.2 entry per request: method, URL, request headers and
 body, status, response headers, ``Location`` as ``redirectURL``, cookies set, and the response
-body where WebArena-Verified's ``NetworkEventEvaluator`` reads one (JSON responses). This is the
+body where WebArena-Verified's ``NetworkEventEvaluator`` reads one (JSON responses). A request
+that failed (refused, aborted, blocked) has status -1, as in Playwright's HAR files. This is the
 shape the ``webarena-verified`` package loads (``NetworkTrace.from_content``), so an entry list
 goes to its evaluator as it is.
 
@@ -113,7 +114,7 @@ class NetLog:
         if body:
             req["postData"] = {"mimeType": headers.get("content-type", ""),
                                "text": body[:MAX_REQUEST_BODY]}
-        resp: dict[str, Any] = {"status": 0, "headers": [], "cookies": [], "redirectURL": "",
+        resp: dict[str, Any] = {"status": -1, "headers": [], "cookies": [], "redirectURL": "",
                                 "content": {"mimeType": "", "size": 0}}
         response = None if failed else await request.response()
         if response is not None:

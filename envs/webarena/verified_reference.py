@@ -35,6 +35,7 @@ NAVIGATION_HEADERS = [
 
 
 _ANY_RUN = re.compile(r"(?<!\\)\.[*+]")
+_ANY_HOST = re.compile(r"^\^(?:https?://)?\.\*/")
 _DOT = re.compile(r"(?<=\w)(?<!\\)\.(?=\w)")
 
 
@@ -149,8 +150,8 @@ def _values(fields: dict[str, Any], schema: dict[str, Any] | None) -> dict[str, 
 def _url(check: dict[str, Any], render: Any, home: str) -> str:
     expected = check["expected"]
     template = first(expected["url"])
-    if isinstance(template, str) and template.startswith("^.*/"):  # any host: the site's
-        template = f"^{home}{template[3:]}"
+    if isinstance(template, str):  # any host (``^.*/``, ``^http://.*/``): the site's
+        template = _ANY_HOST.sub(f"^{home}/", template)
     url = render(unpattern(template))
     params = {k: unpattern(first(v)) for k, v in (expected.get("query_params") or {}).items()}
     if not params:
