@@ -1,5 +1,5 @@
 """The ``agentgym`` command line, one module per command (list, info, tools, play, eval, train,
-audit, importers).
+audit, importers, export).
 
 To add a command, write ``agentgym/cli/<name>.py`` that decorates a function with
 ``@app.command()`` (``from .app import app``) and import it below. Errors print one clear line
@@ -12,6 +12,7 @@ from . import (  # noqa: F401  (importing registers the commands)
     audit,
     catalog,
     evaluate,
+    export,
     gateway,
     importers,
     play,

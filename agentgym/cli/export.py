@@ -1,0 +1,33 @@
+"""``agentgym export FORMAT ENV DIR``: write an agentgym env in another project's format."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .app import app, console, run_guarded
+
+export_app = typer.Typer(help="Write an env in another project's format (OpenEnv).",
+                         no_args_is_help=True)
+app.add_typer(export_app, name="export")
+
+
+@export_app.command("openenv")
+def openenv(
+    env_id: str,
+    folder: Path,
+    split: Annotated[str, typer.Option(help="Task split the server serves.")] = "test",
+    wheel: Annotated[bool, typer.Option(
+        help="Build agentgym's wheel into DIR/wheels for the offline Dockerfile.")] = False,
+    overwrite: Annotated[bool, typer.Option(help="Write into a non-empty DIR.")] = False,
+) -> None:
+    """ENV as an OpenEnv environment folder (openenv.yaml, server/app.py, Dockerfile)."""
+    from ..exporters import export_openenv
+
+    out = run_guarded(export_openenv, env_id, folder, split=split, wheel=wheel,
+                      overwrite=overwrite)
+    console.print(f"wrote {out}: openenv.yaml, server/app.py, server/Dockerfile; "
+                  f"serve it with: cd {out} && uvicorn server.app:app --port 8000",
+                  highlight=False, soft_wrap=True)

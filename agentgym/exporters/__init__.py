@@ -1,0 +1,7 @@
+"""Exporters: agentgym's envs as other projects' env packages (``agentgym export``)."""
+
+from __future__ import annotations
+
+from .openenv import export_openenv
+
+__all__ = ["export_openenv"]
