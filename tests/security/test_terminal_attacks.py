@@ -1,0 +1,120 @@
+"""Attacks on the terminal family (bubblewrap backend): tests tampering, reward forgery, stale
+reward files, fork and disk bombs, network, escape to host paths, killing the shell.
+
+Each test plays the attack as the agent would (tool calls), then checks that it earned nothing,
+left the host alone and did not turn into an ``aborted`` (unscored) episode.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from agentgym.envs.terminal.env import TerminalEnv
+from agentgym.envs.terminal.probes import FAULTS, PLANT, TAMPER
+from agentgym.sandboxes.bubblewrap import bubblewrap_available
+
+pytestmark = pytest.mark.skipif(not bubblewrap_available(), reason="bubblewrap cannot run here")
+TASK = "count-error-lines"
+
+
+def call(name: str, **arguments) -> str:
+    return "<tool_call>" + json.dumps({"name": name, "arguments": arguments}) + "</tool_call>"
+
+
+def bash(env, command: str, timeout_s: float = 5) -> tuple[str, dict]:
+    obs, reward, terminated, truncated, info = env.step(call("bash", command=command,
+                                                             timeout_s=timeout_s))
+    assert reward == 0 and not terminated and not truncated and not info.get("aborted"), info
+    return obs["text"], info
+
+
+def submit(env) -> tuple[float, dict]:
+    obs, reward, terminated, truncated, info = env.step(call("submit"))
+    assert terminated and not info.get("aborted"), info
+    return reward, info
+
+
+@pytest.fixture(scope="module")
+def env():
+    e = TerminalEnv(split="all", command_timeout_s=5, disk_mb=64)
+    yield e
+    e.close()
+
+
+@pytest.mark.parametrize("label, command", PLANT, ids=[p[0] for p in PLANT])
+def test_planted_reward_files_are_wiped_before_the_verifier(env, label, command):
+    env.reset(options={"task_id": TASK})
+    bash(env, command)
+    assert "1" in bash(env, "cat /logs/verifier/reward.*")[0]  # it is there...
+    reward, info = submit(env)
+    assert reward == 0.0, info  # ...and earns nothing: the verifier wrote its own 0
+
+
+@pytest.mark.parametrize("label, command", TAMPER, ids=[p[0] for p in TAMPER])
+def test_writing_where_the_tests_go_changes_nothing(env, label, command):
+    env.reset(options={"task_id": TASK})
+    assert bash(env, "ls -A /tests | wc -l")[0].startswith("0")  # the tests are not there yet
+    bash(env, command)
+    assert submit(env)[0] == 0.0
+
+
+def test_a_verifier_that_writes_nothing_never_reads_a_stale_reward(tmp_path):
+    root = tmp_path / "silent"
+    files = {"task.toml": "[[steps]]\nname = 'a'\n\n[[steps]]\nname = 'b'\n",
+             "environment/Dockerfile": "FROM debian:bookworm\nWORKDIR /app\n",
+             "tests/test.sh": "#!/bin/bash\n[ -f /tests/pass ] && echo 1 > "
+                              "/logs/verifier/reward.txt\ntrue\n",
+             "steps/a/instruction.md": "a", "steps/a/tests/pass": "",
+             "steps/b/instruction.md": "b"}
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    env = TerminalEnv(root, split="all")
+    env.reset(options={"index": 0})
+    submit_text = env.step(call("submit"))[0]["text"]
+    assert "Step 2 of 2" in submit_text  # step a passed, and wrote its reward.txt...
+    bash(env, "mkdir -p /logs/verifier; echo 1 > /logs/verifier/reward.txt")
+    reward, info = submit(env)
+    assert info["step_rewards"] == [1.0, 0.0] and reward == 0.5  # ...step b's is not reused
+    assert info["verifier"] == "the verifier wrote no reward file"
+
+
+@pytest.mark.parametrize("label, command", FAULTS, ids=[p[0] for p in FAULTS])
+def test_bombs_and_kills_end_at_the_deadline_and_the_episode_goes_on(env, label, command):
+    env.reset(options={"task_id": TASK})
+    begin = time.monotonic()
+    bash(env, command, timeout_s=3)
+    assert time.monotonic() - begin < 3 + 15  # the deadline plus the state's pack/unpack
+    out, _ = bash(env, "echo alive; ls /app")
+    assert out.startswith("alive") and "server.log" in out
+    assert len(env.state) < 70 * 1024 * 1024  # the disk cap holds (64 MiB tmpfs each)
+    bash(env, "grep -c ERROR server.log > answer.txt")
+    assert submit(env)[0] == 1.0  # a background writer left nothing behind to spoil it
+
+
+def test_no_network(env):
+    env.reset(options={"task_id": TASK})
+    out, _ = bash(env, "python3 -c \"import socket; socket.create_connection(('1.1.1.1', 53), "
+                       "timeout=2)\" 2>&1; echo > /dev/tcp/8.8.8.8/53 2>&1; "
+                       "ls /sys/class/net 2>&1; cat /proc/net/dev | wc -l")
+    assert "Network is unreachable" in out or "unreachable" in out.lower()
+    assert "[exit status" in out and "8.8.8.8" not in out.replace("/dev/tcp/8.8.8.8/53", "")
+
+
+def test_host_paths_are_out_of_reach(env):
+    env.reset(options={"task_id": TASK})
+    repo = Path(__file__).resolve().parents[2]
+    out, _ = bash(env, f"ls {repo} {repo}/envs/terminal/tasks 2>&1; ls -A /root /home 2>&1; "
+                       "id -u; ls /proc | grep -c '^[0-9]'")
+    assert "No such file or directory" in out and "check.sh" not in out
+    assert str(os.getpid()) not in out.split() and "65534" in out  # not root, not the host's
+    assert "No such file" in bash(env, "cat /etc/shadow /etc/passwd 2>&1")[0]
+    out, _ = bash(env, "ln -s /etc/passwd /app/pw; touch /usr/x 2>&1; mount -t tmpfs x /app 2>&1")
+    assert "Read-only file system" in out and "superuser" in out
+    # the state comes back as bytes the host never unpacks: a link in it stays in the sandbox
+    assert not (Path.cwd() / "pw").exists()
