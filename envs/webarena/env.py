@@ -36,6 +36,7 @@ from agentgym.tasks import Task, TaskSet
 
 from . import verified_client
 from .evaluators import evaluate
+from .strict import check_mode
 from .expert import ExpertStep
 from .judges import Judge, NormalizedJudge
 from .netlog import NetLog
@@ -85,6 +86,7 @@ class WebArenaEnv(WebEnv):
         judge: Judge | None = None,
         task_set: str = "auto",
         task_ids: list[Any] | None = None,
+        eval_mode: str = "strict",
         **web_options: Any,
     ) -> None:
         """Pick the split, and the sites: the bundled ones, or real servers.
@@ -95,6 +97,8 @@ class WebArenaEnv(WebEnv):
         (``"auto"``: WebArena-Lite's 165; ``"webarena"``; ``"webarena-verified"``) unless
         ``task_file`` names a file in WebArena's format; without, the bundled twin's tasks.
         ``task_ids`` keeps only those tasks (a slice of an official set, in its order).
+        ``eval_mode``: ``strict`` (exact normalised URLs, bounded answers: for training) or
+        ``official`` (WebArena's semantics, for comparable numbers); see :mod:`.strict`.
         ``web_options`` go to :class:`~agentgym.envs.web.WebEnv` (``screenshot=True``,
         ``viewport_only=True``, ``html=True``, ``browser=BrowserConfig(...)``).
         """
@@ -109,6 +113,7 @@ class WebArenaEnv(WebEnv):
         self.external = self.site_config is not None
         self.site_urls: dict[str, str] = dict(self.site_config.urls) if self.site_config else {}
         self.judge: Judge = judge or NormalizedJudge()
+        self.eval_mode = check_mode(eval_mode)
         if task_file is not None:
             self.task_set = TaskSet(to_tasks(read_raw(task_file), split), name=str(task_file))
         elif task_set in ("webarena", "webarena-verified") or self.external:
@@ -275,9 +280,11 @@ class WebArenaEnv(WebEnv):
             self.result_info = {"success": score >= 1.0, **info, "answer": self.answer}
         else:
             helpers = SiteHelpers(self.site_urls, self._site_client())
-            result = await evaluate(config, self.answer, _Probe(self), self.judge, helpers)
+            result = await evaluate(config, self.answer, _Probe(self), self.judge, helpers,
+                                    self.eval_mode)
             score = result.score
             self.result_info = {"success": result.score >= 1.0, "eval": result.parts,
+                                "eval_mode": self.eval_mode,
                                 "eval_notes": result.notes, "answer": self.answer}
             if result.error:
                 self.result_info["eval_error"] = result.error

@@ -1,4 +1,9 @@
-"""WebArena's evaluators over a task's ``eval`` block, with the official semantics.
+"""WebArena's evaluators over a task's ``eval`` block: the official semantics, and strict mode.
+
+``evaluate(..., mode="strict")`` (the default, for training) replaces the two checks a constant
+can pass, ``url_match`` and ``must_include`` on the answer, by an exact normalised URL match and
+a bounded answer (:mod:`.strict`); ``mode="official"`` keeps WebArena's semantics below, for
+numbers comparable with published ones.
 
 Written after WebArena-Lite's ``evaluators.py`` (VisualAgentBench, shipped in the
 ``browsergym-webarenalite`` package); the original WebArena's are the same for every key its
@@ -48,6 +53,7 @@ from .answer_code import code_in
 from .judges import Judge, NormalizedJudge
 from .official_helpers import EvalSpecError, SiteHelpers, parse_call
 from .official_verified import verified_score
+from .strict import check_mode, strict_url_score, unbounded
 
 logger = logging.getLogger(__name__)
 
@@ -168,8 +174,9 @@ def hedged_numbers(refs: dict[str, Any], pred: str, intent: str) -> set[str]:
 
 
 async def string_score(spec: dict[str, Any], pred: str, intent: str, judge: Judge,
-                       notes: list[str]) -> float:
-    """The ``string_match`` score of ``pred`` against ``spec["reference_answers"]``."""
+                       notes: list[str], mode: str = "strict") -> float:
+    """The ``string_match`` score of ``pred`` against ``spec["reference_answers"]`` (``mode``
+    ``strict``: a ``must_include`` answer is bounded, :func:`.strict.unbounded`)."""
     refs = spec.get("reference_answers")
     if not isinstance(refs, dict) or not refs:
         raise EvalSpecError("string_match needs a non-empty reference_answers mapping")
@@ -195,6 +202,11 @@ async def string_score(spec: dict[str, Any], pred: str, intent: str, judge: Judg
                 value = [value]
             if not isinstance(value, list) or not value:
                 raise EvalSpecError("must_include must be a non-empty list of strings")
+            why = unbounded([str(v) for v in value], clean_answer(pred), clean_answer,
+                            _NUMERIC_REF.match) if mode == "strict" else ""
+            if why:
+                notes.append(why)
+                return 0.0
             for item in value:
                 score *= must_include(str(item), pred, tokenize=len(value) == 1)
         elif value == "N/A":  # fuzzy_match of an unachievable task
@@ -305,9 +317,12 @@ async def html_score(spec: dict[str, Any], probe: PageProbe, intent: str, judge:
 
 
 async def evaluate(config: dict[str, Any], answer: str | None, probe: PageProbe,
-                   judge: Judge | None = None, helpers: SiteHelpers | None = None) -> EvalResult:
+                   judge: Judge | None = None, helpers: SiteHelpers | None = None,
+                   mode: str = "strict") -> EvalResult:
     """Score one episode of a task in WebArena's format (``config["eval"]``, placeholders
-    already resolved). An unimplemented or malformed check fails closed: score 0, ``error``."""
+    already resolved) under ``mode`` (``strict`` or ``official``, :mod:`.strict`). An
+    unimplemented or malformed check fails closed: score 0, ``error``."""
+    check_mode(mode)
     judge = judge or NormalizedJudge()
     helpers = helpers or SiteHelpers({})
     intent = str(config.get("intent", ""))
@@ -327,11 +342,16 @@ async def evaluate(config: dict[str, Any], answer: str | None, probe: PageProbe,
             raise EvalSpecError("eval_types must be a non-empty list")
         for kind in types:
             if kind == "string_match":
-                part = await string_score(spec, pred, intent, judge, result.notes)
+                part = await string_score(spec, pred, intent, judge, result.notes, mode)
             elif kind == "url_match":
                 url = await probe.current_url()
-                part = url_score(str(spec.get("reference_url") or ""), url,
-                                 spec.get("url_note") or "GOLD in PRED")
+                reference = str(spec.get("reference_url") or "")
+                note = spec.get("url_note") or "GOLD in PRED"
+                if note != "GOLD in PRED":
+                    raise EvalSpecError(f"url_note {note!r} is not implemented (only 'GOLD in "
+                                        "PRED')")
+                part = (url_score(reference, url, note) if mode == "official"
+                        else strict_url_score(reference, url, note))
                 result.notes.append(f"final url {url}")
             elif kind == "program_html":
                 part = await html_score(spec, probe, intent, judge, helpers, result.notes)
