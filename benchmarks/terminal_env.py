@@ -1,0 +1,113 @@
+"""Terminal env latency: reset and a ``bash("true")`` step vs ``docker run`` and ``docker exec``.
+
+Run ``python benchmarks/terminal_env.py [--n 40]``. Measured in one run, on one task of the
+bundled set (``count-error-lines``):
+
+- ``terminal_reset``: ``env.reset`` of the bubblewrap backend (the task's starting filesystem
+  is built once per task and cached; a reset loads that state, it starts no process);
+- ``terminal_step``: one ``bash("true")`` step (parse the tool call, a fresh bubblewrap sandbox
+  with the episode's filesystem unpacked into its tmpfs mounts, the command, the filesystem
+  packed back, the observation rendered);
+- ``docker_run``: ``docker run --rm --network none IMAGE true`` (the CLI: what a fresh
+  container per episode costs);
+- ``docker_exec``: ``true`` run in a started container through the Docker API
+  (``exec_create`` + ``exec_start`` with docker-py), and through the ``docker exec`` CLI.
+
+The last line is ``terminal_step_vs_docker_exec_p50_ratio=<step p50 / API exec p50>``. Without
+a Docker engine the Docker rows are left out and the last line says ``nan``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import time
+from collections.abc import Callable
+
+TASK = "count-error-lines"
+IMAGE = "agentgym-sandbox:py3"
+
+
+def _times(fn: Callable[[], object], n: int, warmup: int = 2) -> list[float]:
+    for _ in range(warmup):
+        fn()
+    out = []
+    for _ in range(n):
+        begin = time.perf_counter()
+        fn()
+        out.append((time.perf_counter() - begin) * 1000)
+    return out
+
+
+def _row(name: str, ms: list[float]) -> str:
+    ms = sorted(ms)
+    p90 = ms[min(len(ms) - 1, int(0.9 * len(ms)))]
+    return f"{name}_p50_ms={statistics.median(ms):.1f} {name}_p90_ms={p90:.1f} (n={len(ms)})"
+
+
+def measure_terminal(n: int) -> dict[str, list[float]]:
+    """Reset and ``bash("true")`` step times of the bubblewrap terminal env."""
+    from agentgym.envs.terminal.env import TerminalEnv
+
+    env = TerminalEnv(split="all")
+    action = json.dumps({"name": "bash", "arguments": {"command": "true"}})
+    env.reset(options={"task_id": TASK})
+    out = {"terminal_reset": _times(lambda: env.reset(options={"task_id": TASK}), n),
+           "terminal_step": _times(lambda: env.step(action), n)}
+    env.close()
+    return out
+
+
+def measure_docker(n: int, image: str) -> dict[str, list[float]]:
+    """``docker run``, API exec and CLI exec times; empty without an engine or the image."""
+    try:
+        import docker
+
+        client = docker.from_env()
+        client.images.get(image)
+    except Exception:  # no SDK, no engine, no image: the Docker rows are left out
+        return {}
+    out: dict[str, list[float]] = {}
+    run = ["docker", "run", "--rm", "--network", "none", image, "true"]
+    out["docker_run"] = _times(lambda: subprocess.run(run, check=True, capture_output=True),
+                               max(5, n // 4), warmup=1)
+    box = client.containers.run(image, ["sleep", "infinity"], detach=True, network_mode="none")
+    try:
+        api = client.api
+
+        def api_exec() -> None:
+            exec_id = api.exec_create(box.id, ["true"])["Id"]
+            api.exec_start(exec_id)
+            assert api.exec_inspect(exec_id)["ExitCode"] == 0
+
+        out["docker_exec"] = _times(api_exec, n)
+        cli = ["docker", "exec", box.id, "true"]
+        out["docker_exec_cli"] = _times(
+            lambda: subprocess.run(cli, check=True, capture_output=True), max(5, n // 2))
+    finally:
+        box.remove(force=True)
+    return out
+
+
+def main() -> None:
+    """Measure and print; the last line is the step-vs-exec ratio."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=40)
+    parser.add_argument("--image", default=IMAGE)
+    args = parser.parse_args()
+    rows = {**measure_terminal(args.n), **measure_docker(args.n, args.image)}
+    for name, ms in rows.items():
+        print(_row(name, ms))
+    step = statistics.median(rows["terminal_step"])
+    execd = statistics.median(rows["docker_exec"]) if "docker_exec" in rows else float("nan")
+    if "docker_run" in rows:
+        reset = statistics.median(rows["terminal_reset"])
+        print(f"terminal_reset_vs_docker_run_p50_ratio="
+              f"{reset / statistics.median(rows['docker_run']):.4f}")
+    print(f"terminal_step_vs_docker_exec_p50_ratio={step / execd:.3f}")
+
+
+if __name__ == "__main__":
+    main()
