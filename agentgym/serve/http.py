@@ -47,6 +47,7 @@ from fastapi.responses import JSONResponse
 from ..errors import AgentGymError
 from ..registry import make, spec
 from .guard import GuardSettings, RequestGuard
+from .openenv_mcp import openenv_mcp_router
 from .served import (
     ServedEnv,
     do_expert,
@@ -227,10 +228,12 @@ def create_app(
     app = FastAPI(title="agentgym env server", lifespan=lifespan)
     app.state.served = {s.env_id: s for _, s in served}
     app.include_router(env_router(served[0][1]))
+    app.include_router(openenv_mcp_router(served[0][1]))  # OpenEnv's MCP mode
     for name, s in served:
         aliases = spec(s.env_id).aliases if factory is None else ()
         for prefix in sorted({s.env_id, name, *aliases}):
             app.include_router(env_router(s), prefix=f"/{prefix}")
+            app.include_router(openenv_mcp_router(s), prefix=f"/{prefix}")
 
     @app.exception_handler(SessionError)
     async def _session_error(_: Request, exc: SessionError) -> JSONResponse:
