@@ -40,8 +40,8 @@ EPISODES: dict[str, list[dict[str, Any]]] = {}
 
 
 def _key(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.netloc}{parts.path}?{parts.query}"
+    parts = urlsplit(url)  # http.server turns a leading "//" into "/" (GitLab's "//api")
+    return f"{parts.netloc}/{parts.path.lstrip('/')}?{parts.query}"
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -75,11 +75,15 @@ class Handler(BaseHTTPRequestHandler):
 
     def _replay(self, task: str, entry: dict[str, Any], cookie: str = "") -> None:
         request = entry["request"]
+        script = "".join(  # cookies the check expects the request to carry
+            f"document.cookie = {json.dumps(pair.strip() + '; path=/')};"
+            for h in request["headers"] if h["name"].lower() == "cookie"
+            for pair in h["value"].split(";") if "=" in pair)
         if request["method"] == "GET":
-            script = f"location.href = {json.dumps(request['url'])};"
+            script += f"location.href = {json.dumps(request['url'])};"
         else:
             post = request.get("postData") or {}
-            script = ("var x = new XMLHttpRequest(); "
+            script += ("var x = new XMLHttpRequest(); "
                       f"x.open({json.dumps(request['method'])}, {json.dumps(request['url'])}, "
                       "false); ")
             if post:
@@ -103,9 +107,9 @@ class Handler(BaseHTTPRequestHandler):
             referer = next((h["value"] for h in entry["request"]["headers"]
                             if h["name"].lower() == "referer"), "")
             if referer:  # the request must come from that page: go there first
+                entry["_referer_key"] = _key(referer)  # before the browser can follow
                 self._send(302, b"", {"location": referer,
                                       "set-cookie": f"agentgym_task={task}; Path=/"})
-                entry["_referer_key"] = _key(referer)
                 return
             self._replay(task, entry, cookie=task)
             return

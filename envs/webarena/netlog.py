@@ -22,7 +22,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from playwright.async_api import BrowserContext, Request
+    from playwright.async_api import BrowserContext, Request, Response
 
 logger = logging.getLogger(__name__)
 
@@ -58,24 +58,51 @@ class NetLog:
         self._bytes = 0
         self._pending: set[asyncio.Task[None]] = set()
         self._context: BrowserContext | None = None
+        self._early: dict[int, dict[str, Any]] = {}
 
     def attach(self, context: BrowserContext) -> None:
         """Start recording ``context``'s requests (once; a second attach moves it)."""
         self.detach()
         self._context = context
+        context.on("request", self._on_request)
+        context.on("response", self._on_response)
         context.on("requestfinished", self._on_finished)
         context.on("requestfailed", self._on_failed)
 
     def detach(self) -> None:
         """Stop recording (the entries stay)."""
         if self._context is not None:
-            self._context.remove_listener("requestfinished", self._on_finished)
-            self._context.remove_listener("requestfailed", self._on_failed)
+            for event, handler in (("request", self._on_request),
+                                   ("response", self._on_response),
+                                   ("requestfinished", self._on_finished),
+                                   ("requestfailed", self._on_failed)):
+                self._context.remove_listener(event, handler)
             self._context = None
 
     def clear(self) -> None:
         """Forget the entries (a new episode on a recycled context)."""
         self.entries, self.dropped, self._bytes = [], 0, 0
+        self._early = {}
+
+    # The page may navigate on before a finished request is read, and Playwright then forgets
+    # the request's raw headers: they are asked for as the request starts and the response
+    # arrives, and a read that still fails falls back to the headers Playwright holds.
+
+    def _on_request(self, request: Request) -> None:
+        if len(self._early) >= 2 * MAX_ENTRIES:  # requests that never end: read them late
+            return
+        self._early[id(request)] = {"request": self._soon(request.all_headers())}
+
+    def _on_response(self, response: Response) -> None:
+        early = self._early.get(id(response.request))
+        if early is None:
+            return
+        early["response"] = self._soon(response.all_headers())
+
+    def _soon(self, coro: Any) -> asyncio.Future[Any]:
+        future = asyncio.ensure_future(coro)
+        future.add_done_callback(lambda f: f.cancelled() or f.exception())  # read, not logged
+        return future
 
     def _on_finished(self, request: Request) -> None:
         self._spawn(self._record(request, failed=False))
@@ -89,8 +116,9 @@ class NetLog:
         task.add_done_callback(self._pending.discard)
 
     async def _record(self, request: Request, failed: bool) -> None:
+        early = self._early.pop(id(request), {})
         try:
-            entry = await self._entry(request, failed)
+            entry = await self._entry(request, failed, early)
         except Exception as e:  # noqa: BLE001 -- a request that vanished is left out
             logger.debug("network log: %s left out: %s", request.url[:100], e)
             self.dropped += 1
@@ -106,8 +134,19 @@ class NetLog:
         self._bytes += size
         self.entries.append(entry)
 
-    async def _entry(self, request: Request, failed: bool) -> dict[str, Any]:
-        headers = await request.all_headers()
+    @staticmethod
+    async def _headers_of(early: asyncio.Future[Any] | None, fallback: dict[str, str]
+                          ) -> dict[str, str]:
+        try:
+            if early is not None:
+                return dict(await early)
+        except Exception:  # noqa: BLE001 -- Playwright forgot them: what it still holds
+            pass
+        return dict(fallback)
+
+    async def _entry(self, request: Request, failed: bool,
+                     early: dict[str, Any]) -> dict[str, Any]:
+        headers = await self._headers_of(early.get("request"), request.headers)
         req: dict[str, Any] = {"method": request.method, "url": request.url,
                                "headers": _headers(headers)}
         body = request.post_data
@@ -118,7 +157,7 @@ class NetLog:
                                 "content": {"mimeType": "", "size": 0}}
         response = None if failed else await request.response()
         if response is not None:
-            rheaders = await response.all_headers()
+            rheaders = await self._headers_of(early.get("response"), response.headers)
             mime = rheaders.get("content-type", "")
             resp.update(status=response.status, headers=_headers(rheaders),
                         cookies=_cookies(rheaders.get("set-cookie", "")),
@@ -127,7 +166,11 @@ class NetLog:
             resp["content"]["mimeType"] = mime
             path = request.url.split("?", 1)[0]
             if "json" in mime and not path.endswith(STATIC) and response.status < 300:
-                text = (await response.body())[:MAX_RESPONSE_BODY].decode("utf-8", "replace")
+                try:
+                    raw = await response.body()
+                except Exception:  # noqa: BLE001 -- the body is gone with its page
+                    raw = b""
+                text = raw[:MAX_RESPONSE_BODY].decode("utf-8", "replace")
                 resp["content"].update(text=text, size=len(text))
         else:
             resp["_failure"] = (request.failure or "failed")[:200]
