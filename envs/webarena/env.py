@@ -36,7 +36,6 @@ from agentgym.tasks import Task, TaskSet
 
 from . import verified_client
 from .evaluators import evaluate
-from .strict import check_mode
 from .expert import ExpertStep
 from .judges import Judge, NormalizedJudge
 from .netlog import NetLog
@@ -56,6 +55,7 @@ from .sites.data_forum import FORUM_USER
 from .sites.data_gitlab import GITLAB_USER
 from .sites.data_shop import ADMIN_USER, SHOP_USER
 from .sites.state import SESSION_COOKIE, SITES
+from .strict import check_mode
 from .tasks import load_tasks, read_raw, to_tasks
 
 logger = logging.getLogger(__name__)

@@ -350,8 +350,8 @@ async def evaluate(config: dict[str, Any], answer: str | None, probe: PageProbe,
                 if note != "GOLD in PRED":
                     raise EvalSpecError(f"url_note {note!r} is not implemented (only 'GOLD in "
                                         "PRED')")
-                part = (url_score(reference, url, note) if mode == "official"
-                        else strict_url_score(reference, url, note))
+                part = (url_score(reference, url, note) if mode == "official" else
+                        strict_url_score(reference, url, note, "program_html" in types))
                 result.notes.append(f"final url {url}")
             elif kind == "program_html":
                 part = await html_score(spec, probe, intent, judge, helpers, result.notes)

@@ -11,7 +11,10 @@ default, for training) changes exactly these two checks:
   lowercased, default port dropped, path percent-decoded with repeated and trailing slashes
   removed, fragment dropped; not a substring), and each of that alternative's query keys must
   be there with only its gold values (other keys, ``page=2``, may be there too: they cannot make
-  one URL pass tasks with other paths or values);
+  one URL pass tasks with other paths or values). Where the task also checks the page or the
+  answer (``url_match`` with ``program_html``: "post in forum X", gold ``/f/books``, final
+  ``/f/books/433``), the gold path may be a *segment prefix* of the final one: the URL only
+  locates the page the other check reads, and a constant URL passes no ``program_html``;
 - ``string_match`` ``must_include``: the cleaned answer may be at most
   ``LENGTH_FACTOR * len(reference) + LENGTH_SLACK`` characters (the reference: the longest
   ``|OR|`` alternative of each item, summed) and hold at most ``len(items) + EXTRA_PARTS``
@@ -63,8 +66,10 @@ def normalise_url(url: str) -> tuple[str, str, str, tuple[tuple[str, str], ...]]
 
 
 def _same(ref: tuple[str, str, str, tuple[tuple[str, str], ...]] | None,
-          pred: tuple[str, str, str, tuple[tuple[str, str], ...]]) -> bool:
-    if ref is None or ref[:3] != pred[:3]:
+          pred: tuple[str, str, str, tuple[tuple[str, str], ...]], prefix_ok: bool) -> bool:
+    if ref is None or ref[:2] != pred[:2]:
+        return False
+    if ref[2] != pred[2] and not (prefix_ok and pred[2].startswith(ref[2] + "/")):
         return False
     gold: dict[str, set[str]] = {}
     for key, value in ref[3]:
@@ -75,14 +80,16 @@ def _same(ref: tuple[str, str, str, tuple[tuple[str, str], ...]] | None,
     return all(given.get(key) and given[key] <= values for key, values in gold.items())
 
 
-def strict_url_score(reference_url: str, pred_url: str, note: str = "GOLD in PRED") -> float:
-    """1 when the final URL is one gold alternative, both normalised (see the module)."""
+def strict_url_score(reference_url: str, pred_url: str, note: str = "GOLD in PRED",
+                     prefix_ok: bool = False) -> float:
+    """1 when the final URL is one gold alternative, both normalised (see the module);
+    ``prefix_ok``: the gold path may be a segment prefix of the final one."""
     if note != "GOLD in PRED":
         raise ValueError(f"url_note {note!r} is not implemented (only 'GOLD in PRED')")
     pred = normalise_url(pred_url)
     if pred is None:
         return 0.0
-    return float(any(_same(normalise_url(ref), pred) for ref in reference_url.split(OR)
+    return float(any(_same(normalise_url(ref), pred, prefix_ok) for ref in reference_url.split(OR)
                      if ref.strip()))
 
 

@@ -38,7 +38,8 @@ if os.environ.get("TRAINER_SECRET_FOR_TEST"):
 for pid in filter(str.isdigit, os.listdir("/proc")):
     try:
         argv = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")
-        if int(pid) != os.getpid() and not argv[0].endswith(b"bwrap") and b"pytest" in b" ".join(argv):
+        mine = int(pid) == os.getpid() or argv[0].endswith(b"bwrap")
+        if not mine and b"pytest" in b" ".join(argv):
             sys.exit(5)  # the trainer (pytest) is visible
     except OSError:
         pass
@@ -56,9 +57,9 @@ for v in values:
         r = httpx.post(reward, headers={"Authorization": "Bearer " + v}, json={"reward": 1.0})
         if r.status_code == 200:
             sys.exit(3)  # posted its own reward
-subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", "%s"],
+subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", "MARK"],
                  start_new_session=True, stderr=sys.stderr)
-""" % MARK
+""".replace("MARK", MARK)
 
 SCORER = r"""
 import os, httpx

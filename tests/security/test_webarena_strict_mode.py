@@ -121,3 +121,24 @@ def _resolved(rec: dict[str, Any]) -> dict[str, Any]:
     from agentgym.envs.webarena.base_rates import resolve
 
     return resolve(rec)
+
+
+def test_a_gold_path_locating_a_checked_page_may_be_a_segment_prefix() -> None:
+    """"Post in forum books": gold ``/f/books``, the expert ends on ``/f/books/433``. With a
+    ``program_html`` check the URL only locates the page that check reads, so a segment prefix
+    passes the URL part; a url-only task still wants the very URL, and ``/f/booksy`` is
+    another forum either way."""
+    page = {"url": "last", "locator": "", "required_contents": {"must_include": ["x"]}}
+    task = _url_task("http://forum.test/f/books")
+    task["eval"]["eval_types"] = ["url_match", "program_html"]
+    task["eval"]["program_html"] = [page]
+
+    def url_part(final: str, config: dict[str, Any]) -> float:
+        result = asyncio.run(evaluate(config, "", Page(final)))
+        return result.parts.get("url_match", -1.0)
+
+    assert url_part("http://forum.test/f/books/433?msg=posted", task) == 1.0
+    assert url_part("http://forum.test/f/booksy/433", task) == 0.0
+    assert url_part("http://forum.test/x/f/books/433", task) == 0.0
+    assert _score(_url_task("http://forum.test/f/books"), "", "http://forum.test/f/books/433") \
+        == 0.0

@@ -138,8 +138,11 @@ def test_program_html_and_url_combined() -> None:
                            "http://h/cart": {"": "<td>Kettle</td>"}})
     result = run(evaluate(cfg, "", good, mode="official"))
     assert result.score == 1.0 and result.parts == {"url_match": 1.0, "program_html": 1.0}
-    strict = run(evaluate(cfg, "", good))  # the gold is a prefix: strict wants that very URL
-    assert strict.score == 0.0 and strict.parts == {"url_match": 0.0, "program_html": 1.0}
+    strict = run(evaluate(cfg, "", good))  # with a page check a segment prefix passes strictly
+    assert strict.score == 1.0 and strict.parts == {"url_match": 1.0, "program_html": 1.0}
+    url_only = config(["url_match"], reference_url="http://h/orders/")
+    assert run(evaluate(url_only, "", good)).score == 0.0  # alone, strict wants that very URL
+    assert run(evaluate(url_only, "", good, mode="official")).score == 1.0
     wrong_page = FakeProbe("http://h/cart", good.pages)
     assert run(evaluate(cfg, "", wrong_page)).score == 0.0
     missing = FakeProbe(url, {url: {"() => document.L": "Pending"}})
