@@ -98,6 +98,7 @@ class NetLog:
         if early is None:
             return
         early["response"] = self._soon(response.all_headers())
+        early["object"] = response
 
     def _soon(self, coro: Any) -> asyncio.Future[Any]:
         future = asyncio.ensure_future(coro)
@@ -105,7 +106,16 @@ class NetLog:
         return future
 
     def _on_finished(self, request: Request) -> None:
+        early = self._early.get(id(request)) or {}
+        response = early.get("object")
+        if response is not None and self._wants_body(request.url, response.headers):
+            early["body"] = self._soon(response.body())  # before the page can go
         self._spawn(self._record(request, failed=False))
+
+    @staticmethod
+    def _wants_body(url: str, headers: dict[str, str]) -> bool:
+        return ("json" in headers.get("content-type", "")
+                and not url.split("?", 1)[0].endswith(STATIC))
 
     def _on_failed(self, request: Request) -> None:
         self._spawn(self._record(request, failed=True))
@@ -164,10 +174,9 @@ class NetLog:
                         redirectURL=rheaders.get("location", "") if 300 <= response.status < 400
                         else "")
             resp["content"]["mimeType"] = mime
-            path = request.url.split("?", 1)[0]
-            if "json" in mime and not path.endswith(STATIC) and response.status < 300:
+            if self._wants_body(request.url, rheaders) and response.status < 300:
                 try:
-                    raw = await response.body()
+                    raw = await (early.get("body") or response.body())
                 except Exception:  # noqa: BLE001 -- the body is gone with its page
                     raw = b""
                 text = raw[:MAX_RESPONSE_BODY].decode("utf-8", "replace")

@@ -4,6 +4,9 @@ the trajectory viewer (rendered in Chromium)."""
 from __future__ import annotations
 
 import asyncio
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -113,3 +116,65 @@ def test_the_viewer_shows_the_network_log(tmp_path: Path) -> None:
     assert f"{rows} requests" in text and "POST" in text and "<script>" in text
     post = next(e for e in info["network_log"] if e["request"]["method"] == "POST")
     assert post["request"]["url"] in text and post["response"]["redirectURL"] in text
+
+
+class _Pages(BaseHTTPRequestHandler):
+    """Page n posts to /save/n with a synchronous request while it loads."""
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:  # noqa: N802 -- http.server's names
+        n = self.path.strip("/")
+        body = (f"<html><body>page {n}<script>var x = new XMLHttpRequest();"
+                f"x.open('POST', '/save/{n}', false);"
+                f"x.setRequestHeader('content-type', 'application/json');"
+                f"x.send(JSON.stringify({{n: {json.dumps(n)}}}));</script></body></html>")
+        self._reply(200, body.encode(), "text/html")
+
+    def do_POST(self) -> None:  # noqa: N802
+        self.rfile.read(int(self.headers.get("content-length") or 0))
+        self._reply(201, b'{"saved": true}', "application/json")
+
+    def _reply(self, status: int, body: bytes, mime: str) -> None:
+        self.send_response(status)
+        self.send_header("content-type", mime)
+        self.send_header("set-cookie", "seen=1; Path=/")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.mark.browser
+@pytest.mark.usefixtures("needs_chromium")
+def test_requests_of_a_page_left_at_once_keep_their_raw_headers() -> None:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Pages)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+
+    async def main() -> NetLog:
+        log = NetLog()
+        async with BrowserPool(max_browsers=1) as pool:
+            session = await pool.new_session(NetworkPolicy([base]))
+            log.attach(session.context)
+            for n in range(12):  # each page is left as soon as it has loaded
+                await session.page.goto(f"{base}/{n}", wait_until="load")
+            await log.flush()
+            log.detach()
+            await session.aclose()
+        return log
+
+    try:
+        log = asyncio.run(main())
+    finally:
+        server.shutdown()
+        server.server_close()
+    posts = [e for e in log.entries if e["request"]["method"] == "POST"]
+    assert log.dropped == 0 and len(posts) == 12
+    for entry in posts:
+        names = {h["name"] for h in entry["request"]["headers"]}
+        assert {"origin", "content-type"} <= names, names
+        assert entry["response"]["status"] == 201
+        assert json.loads(entry["response"]["content"]["text"]) == {"saved": True}
+    later = [e for e in posts if e["request"]["url"] != f"{base}/save/0"]
+    assert all({"name": "cookie", "value": "seen=1"} in e["request"]["headers"] for e in later)
