@@ -52,20 +52,16 @@ class Limits:
     output_bytes: int = 65536
 
 
-class BubblewrapSession:
-    """A task on the bubblewrap backend: the Dockerfile's plan built once, then commands in
-    fresh sandboxes over the tar state (:mod:`agentgym.sandboxes.bubblewrap_session`)."""
+class TarSession:
+    """A task on a tar-state shell: the Dockerfile's plan built once, then every command in a
+    fresh sandbox (bubblewrap) or a wiped container (docker) over the episode's state tar."""
 
-    def __init__(self, task: HarborTask, limits: Limits, allow_base: tuple[str, ...] = ()) -> (
-            None):
-        from agentgym.sandboxes.bubblewrap_session import BubblewrapShell
+    backend = "bubblewrap"
 
+    def __init__(self, task: HarborTask, limits: Limits, allow_base: tuple[str, ...] = (),
+                 image: str | None = None, shared: dict[Any, Any] | None = None) -> None:
         plan = build_plan(task.dockerfile, task.environment_files, allow_base)
-        missing = missing_packages(tuple(plan.packages))
-        if missing:
-            raise TaskError(f"{task.name}: the Dockerfile installs {', '.join(missing)}, which "
-                            "this host lacks; the bubblewrap backend uses the host's /usr "
-                            f"(apt install {' '.join(missing)}, or use backend='docker')")
+        self._check_packages(task, plan)
         self.plan = plan
         self.workdir = plan.workdir
         self.limits = SandboxLimits(
@@ -73,17 +69,32 @@ class BubblewrapSession:
             cpus=limits.cpus, output_bytes=limits.output_bytes,
             file_size_mb=max(1, limits.disk_mb),
         )
-        roots = tuple(sorted(plan.roots | set(DEFAULT_ROOTS)))
+        self.roots = tuple(sorted(plan.roots | set(DEFAULT_ROOTS)))
+        self.image = image
+        self.shared = {} if shared is None else shared
+        """Containers by (image, roots, limits), shared by the sessions of one env (which runs
+        one episode at a time): one container per env, not per task."""
         self._shells: dict[tuple[tuple[str, str], ...], Any] = {}
-        self._make = functools.partial(BubblewrapShell, self.limits, roots=roots,
-                                       scratch=("tests",), workdir=plan.workdir)
         self._env = plan.env
         self.initial_state = _build(task, plan, self)
+
+    def _check_packages(self, task: HarborTask, plan: BuildPlan) -> None:
+        missing = missing_packages(tuple(plan.packages))
+        if missing:
+            raise TaskError(f"{task.name}: the Dockerfile installs {', '.join(missing)}, which "
+                            "this host lacks; the bubblewrap backend uses the host's /usr "
+                            f"(apt install {' '.join(missing)}, or use backend='docker')")
+
+    def _new_shell(self, env: dict[str, str]) -> Any:
+        from agentgym.sandboxes.bubblewrap_session import BubblewrapShell
+
+        return BubblewrapShell(self.limits, roots=self.roots, scratch=("tests",),
+                               workdir=self.workdir, env=env)
 
     def _shell(self, env: dict[str, str] | None) -> Any:
         key = tuple(sorted({**self._env, **(env or {})}.items()))
         if key not in self._shells:
-            self._shells[key] = self._make(env=dict(key))
+            self._shells[key] = self._new_shell(dict(key))
         return self._shells[key]
 
     def exec(self, command: str, *, state: bytes, timeout_s: float,
@@ -91,6 +102,40 @@ class BubblewrapSession:
              env: dict[str, str] | None = None) -> Any:
         """Run ``command`` with ``bash -c`` over ``state`` (see ``BubblewrapShell.exec``)."""
         return self._shell(env).exec(command, state=state, timeout_s=timeout_s, files=files)
+
+    def close(self) -> None:
+        """Release the shells (the docker ones hold a container)."""
+        for shell in [*self._shells.values(), *self.shared.values()]:
+            close = getattr(shell, "close", None)
+            if close is not None:
+                close()
+        self._shells.clear()
+        self.shared.clear()
+
+
+BubblewrapSession = TarSession
+
+
+class DockerSession(TarSession):
+    """The same over a locked-down container per session (``sandboxes/_docker_session``); the
+    packages of the Dockerfile's ``apt-get install`` lines must be in ``image``."""
+
+    backend = "docker"
+
+    def _check_packages(self, task: HarborTask, plan: BuildPlan) -> None:
+        pass  # checked inside the image by the build (see _build)
+
+    def _new_shell(self, env: dict[str, str]) -> Any:
+        from agentgym.sandboxes._docker_session import DEFAULT_IMAGE, DockerShell
+
+        image = self.image or DEFAULT_IMAGE
+        key = (image, self.roots, self.limits)
+        if key not in self.shared:
+            self.shared[key] = DockerShell(self.limits, roots=self.roots, scratch=("tests",),
+                                           workdir=self.workdir, env={}, image=image)
+        shell = self.shared[key].share(env)
+        shell.workdir = self.workdir
+        return shell
 
 
 @functools.lru_cache(maxsize=256)
@@ -113,40 +158,59 @@ _BUILDS: dict[str, bytes] = {}
 _BUILD_LOCK = threading.Lock()
 
 
-def _build(task: HarborTask, plan: BuildPlan, session: BubblewrapSession) -> bytes:
+PACKAGES_MISSING = 97
+"""Exit status of a build whose image lacks a package of the Dockerfile."""
+
+
+def _build(task: HarborTask, plan: BuildPlan, session: TarSession) -> bytes:
     """The starting state: ``COPY`` files, then the ``RUN`` lines (cached per plan)."""
-    key = hashlib.sha256(repr((sorted(plan.files.items()), plan.run, sorted(plan.env.items()),
-                               sorted(plan.roots))).encode()).hexdigest()
+    key = hashlib.sha256(repr((session.backend, session.image, sorted(plan.files.items()),
+                               plan.run, sorted(plan.env.items()), sorted(plan.roots),
+                               plan.packages)).encode()).hexdigest()
     with _BUILD_LOCK:
         if key in _BUILDS:
             return _BUILDS[key]
-    script = "set -e\n" + "\n".join(plan.run) if plan.run else "true"
+    lines = ["set -e"]
+    if plan.packages and session.backend == "docker":  # bubblewrap checked the host's
+        lines.append(
+            "m=; for p in " + " ".join(plan.packages) + "; do dpkg-query -W -f='${Status}' "
+            "\"$p\" 2>/dev/null | grep -q 'install ok installed' || m=\"$m $p\"; done; "
+            f"if [ -n \"$m\" ]; then echo \"missing packages:$m\" >&2; exit {PACKAGES_MISSING}; "
+            "fi")
+    script = "\n".join(lines + plan.run)
     out = session.exec(script, state=b"", timeout_s=task.build_timeout_s,
                        files=dict(plan.files))
     if out.error:
         raise InfrastructureError(f"building {task.name}: {out.error}")
+    if out.exit_code == PACKAGES_MISSING:
+        raise TaskError(f"{task.name}: the {session.backend} backend's image lacks "
+                        f"{out.stderr.strip().partition(':')[2].strip()} (docs/terminal.md)")
     if out.exit_code != 0 or out.state is None:
         why = "timed out" if out.timed_out else f"exit status {out.exit_code}"
-        raise TaskError(f"building {task.name} on the bubblewrap backend failed ({why}): "
+        raise TaskError(f"building {task.name} on the {session.backend} backend failed ({why}): "
                         f"{(out.stderr or out.stdout)[-800:]}")
     with _BUILD_LOCK:
         _BUILDS[key] = out.state
     return out.state
 
 
-BACKENDS = ("bubblewrap",)
+BACKENDS = ("bubblewrap", "docker")
 """Backends :func:`open_session` knows."""
 
 
 def open_session(task: HarborTask, backend: str, limits: Limits,
-                 allow_base: tuple[str, ...] = ()) -> Session:
+                 allow_base: tuple[str, ...] = (), image: str | None = None,
+                 shared: dict[Any, Any] | None = None) -> Session:
     """A session of ``task`` on ``backend``; raises :class:`TaskError` for a task the backend
     cannot run and ``SandboxUnavailable`` for a backend missing here."""
     if task.allow_internet:
         logger.info("task %s allows internet; the %s backend has none", task.name, backend)
     if backend == "bubblewrap":
-        return BubblewrapSession(task, limits, allow_base)
+        return TarSession(task, limits, allow_base)
+    if backend == "docker":
+        return DockerSession(task, limits, allow_base, image, shared)
     raise TaskError(f"unknown terminal backend {backend!r}; known: {', '.join(BACKENDS)}")
 
 
-__all__ = ["BACKENDS", "BubblewrapSession", "Limits", "Session", "open_session"]
+__all__ = ["BACKENDS", "BubblewrapSession", "DockerSession", "Limits", "Session", "TarSession",
+           "missing_packages", "open_session"]

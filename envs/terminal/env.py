@@ -42,8 +42,9 @@ class TerminalEnv(TaskToolEnv):
 
     ``path``: a task folder or a folder of them (default: the bundled tasks); ``split``: a
     split of their ``[metadata] split`` or ``"all"``; ``difficulty``: keep one level only;
-    ``backend``: ``"bubblewrap"``; ``command_timeout_s``: each command's deadline (capped by
-    the task's ``[agent] timeout_sec``, which bounds all commands of a step together).
+    ``backend``: ``"bubblewrap"`` or ``"docker"`` (``image``: its Debian image);
+    ``command_timeout_s``: each command's deadline (capped by the task's ``[agent]
+    timeout_sec``, which bounds all commands of a step together).
     """
 
     fork_fields = ("state", "step_index", "step_rewards", "agent_time_s")
@@ -63,6 +64,7 @@ class TerminalEnv(TaskToolEnv):
         disk_mb: int = 128,
         pids: int = 128,
         allow_base: tuple[str, ...] = (),
+        image: str | None = None,
     ) -> None:
         tasks = load_taskset(path or BUNDLED, difficulty=difficulty,
                              name="terminal" if path is None else "harbor")
@@ -75,13 +77,33 @@ class TerminalEnv(TaskToolEnv):
         self.max_output_chars = int(max_output_chars)
         self.limits = Limits(memory_mb=memory_mb, disk_mb=disk_mb, pids=pids)
         self.allow_base = tuple(allow_base)
+        self.image = image
         self._session_cache: dict[str, Session] = {}
+        self._shared: dict[Any, Any] = {}  # the docker backend's container(s) of this env
+        self._owns_sessions = True
         self.harbor: HarborTask | None = None
         self.session: Session | None = None
         self.state = b""
         self.step_index = 0
         self.step_rewards: list[float] = []
         self.agent_time_s = 0.0
+
+    def fork_clone(self) -> TerminalEnv:
+        """A copy sharing this env's sessions (closing the copy leaves them open)."""
+        child = super().fork_clone()
+        assert isinstance(child, TerminalEnv)
+        child._owns_sessions = False
+        return child
+
+    def _close(self) -> None:
+        if not self._owns_sessions:
+            return
+        for owner in [*self._session_cache.values(), *self._shared.values()]:
+            close = getattr(owner, "close", None)
+            if close is not None:
+                close()  # a container whose task failed to build has no session: closed here
+        self._session_cache.clear()
+        self._shared.clear()
 
     def make_tools(self) -> list[Any]:
         """``bash``, ``read_file``, ``write_file`` and ``submit``."""
@@ -98,7 +120,7 @@ class TerminalEnv(TaskToolEnv):
                 cpus=min(max(harbor.cpus, 0.1), 2.0),
             )
             self._session_cache[key] = open_session(harbor, self.backend, limits,
-                                                    self.allow_base)
+                                                    self.allow_base, self.image, self._shared)
         return self._session_cache[key]
 
     def start(self, task: Task) -> str:
@@ -134,9 +156,17 @@ class TerminalEnv(TaskToolEnv):
         self.agent_time_s += time.monotonic() - begin
         if out.error:
             raise InfrastructureError(f"terminal sandbox failed: {out.error}")
+        if out.state is not None and len(out.state) > self.max_state_bytes:
+            out.state = None  # kept, it could not be unpacked again into the capped mounts
         if out.state is not None:
             self.state = out.state
         return out
+
+    @property
+    def max_state_bytes(self) -> int:
+        """The largest filesystem an episode keeps: half of ``disk_mb`` (tmpfs pages and tar
+        headers must still fit when it is unpacked for the next command)."""
+        return self.limits.disk_mb * 1024 * 1024 // 2
 
     def _deadline(self, asked: float | None) -> float:
         left = self.current_step.agent_timeout_s - self.agent_time_s
@@ -180,8 +210,8 @@ class TerminalEnv(TaskToolEnv):
         else:
             status = f"[exit status: {out.exit_code}]"
         if out.state is None:
-            status += "\n[the sandbox could not save the filesystem: this command's changes " \
-                      "were lost]"
+            status += ("\n[this command's changes to the filesystem were lost: they could not "
+                       f"be saved, or grew past {self.max_state_bytes >> 20} MiB]")
         return f"{text.rstrip()}\n{status}" if text.strip() else status
 
     def read_file(self, path: str) -> str:

@@ -1,0 +1,79 @@
+"""The terminal env's Docker backend against a real engine: one locked-down container per env,
+the same tar-backed filesystem, the same verifier rules and attacks as bubblewrap."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agentgym.envs.terminal.env import TerminalEnv
+from agentgym.errors import TaskError
+from agentgym.sandboxes.docker import docker_available
+
+IMAGE = "agentgym-sandbox:py3"  # python3 and coreutils only: tasks that install nothing
+pytestmark = pytest.mark.skipif(not docker_available(IMAGE),
+                                reason=f"no Docker engine with {IMAGE} (scripts/start_dockerd.sh)")
+
+
+def call(name: str, **arguments) -> str:
+    return "<tool_call>" + json.dumps({"name": name, "arguments": arguments}) + "</tool_call>"
+
+
+def run(env, name: str, **arguments):
+    obs, reward, terminated, truncated, info = env.step(call(name, **arguments))
+    assert not info.get("aborted"), info
+    return obs["text"], reward, terminated, info
+
+
+@pytest.fixture(scope="module")
+def env():
+    e = TerminalEnv(split="all", backend="docker", image=IMAGE, command_timeout_s=5)
+    yield e
+    e.close()
+
+
+def test_commands_persist_files_and_report_status(env):
+    env.reset(options={"task_id": "count-error-lines"})
+    out, *_ = run(env, "bash", command="pwd; id -u; echo hi > x; exit 4")
+    assert out.splitlines() == ["/app", "65534", "[exit status: 4]"]
+    assert run(env, "bash", command="cat /app/x")[0].startswith("hi")
+    out, *_ = run(env, "bash", command="echo a; sleep 20", timeout_s=1)
+    assert "timed out after 1s" in out
+    out, *_ = run(env, "bash", command="python3 -c \"import socket; "
+                                       "socket.create_connection(('1.1.1.1', 53), 2)\" 2>&1")
+    assert "unreachable" in out.lower()
+
+
+def test_oracle_passes_and_a_planted_reward_does_not(env):
+    for task_id in ("count-error-lines", "decode-base64"):
+        env.reset(options={"task_id": task_id})
+        for action in env.expert_actions(env.task):
+            _, reward, terminated, _, info = env.step(action)
+        assert terminated and reward == 1.0, info
+    env.reset(options={"task_id": "count-error-lines"})
+    run(env, "bash", command="mkdir -p /logs/verifier; echo 1 > /logs/verifier/reward.txt; "
+                             "chmod 500 /logs/verifier")
+    assert run(env, "submit")[1] == 0.0
+
+
+def test_episodes_of_other_tasks_see_only_their_own_files(env):
+    env.reset(options={"task_id": "count-error-lines"})
+    run(env, "bash", command="echo leftover > /app/left; (sleep 100 &)")
+    env.reset(options={"task_id": "decode-base64"})
+    out, *_ = run(env, "bash", command="ls /app; cat /proc/[0-9]*/comm | grep -cx sleep")
+    assert "left" not in out and "server.log" not in out and out.splitlines()[-2] == "0"
+
+
+def test_fork_bomb_and_disk_bomb_stay_inside(env):
+    env.reset(options={"task_id": "count-error-lines"})
+    run(env, "bash", command="b() { b | b & }; b", timeout_s=3)
+    run(env, "bash", command="head -c 2G /dev/zero > /app/fill", timeout_s=5)
+    out, *_ = run(env, "bash", command="echo alive; ls /app")
+    assert out.startswith("alive")
+    assert len(env.state) < 140 * 1024 * 1024
+
+
+def test_an_image_without_the_tasks_packages_is_a_clear_error(env):
+    with pytest.raises(TaskError, match="lacks jq"):
+        env.reset(options={"task_id": "json-active-users"})
