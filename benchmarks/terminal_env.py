@@ -11,7 +11,9 @@ bundled set (``count-error-lines``):
 - ``docker_run``: ``docker run --rm --network none IMAGE true`` (the CLI: what a fresh
   container per episode costs);
 - ``docker_exec``: ``true`` run in a started container through the Docker API
-  (``exec_create`` + ``exec_start`` with docker-py), and through the ``docker exec`` CLI.
+  (``exec_create`` + ``exec_start`` with docker-py), and through the ``docker exec`` CLI;
+- ``terminal_docker_*``: the same env on its Docker backend (one ``docker exec`` of the state
+  wrapper per step; the first reset starts the env's container).
 
 The last line is ``terminal_step_vs_docker_exec_p50_ratio=<step p50 / API exec p50>``. Without
 a Docker engine the Docker rows are left out and the last line says ``nan``.
@@ -47,15 +49,16 @@ def _row(name: str, ms: list[float]) -> str:
     return f"{name}_p50_ms={statistics.median(ms):.1f} {name}_p90_ms={p90:.1f} (n={len(ms)})"
 
 
-def measure_terminal(n: int) -> dict[str, list[float]]:
-    """Reset and ``bash("true")`` step times of the bubblewrap terminal env."""
+def measure_terminal(n: int, backend: str = "bubblewrap", image: str | None = None,
+                     prefix: str = "terminal") -> dict[str, list[float]]:
+    """Reset and ``bash("true")`` step times of the terminal env on ``backend``."""
     from agentgym.envs.terminal.env import TerminalEnv
 
-    env = TerminalEnv(split="all")
+    env = TerminalEnv(split="all", backend=backend, image=image)
     action = json.dumps({"name": "bash", "arguments": {"command": "true"}})
     env.reset(options={"task_id": TASK})
-    out = {"terminal_reset": _times(lambda: env.reset(options={"task_id": TASK}), n),
-           "terminal_step": _times(lambda: env.step(action), n)}
+    out = {f"{prefix}_reset": _times(lambda: env.reset(options={"task_id": TASK}), n),
+           f"{prefix}_step": _times(lambda: env.step(action), n)}
     env.close()
     return out
 
@@ -98,6 +101,8 @@ def main() -> None:
     parser.add_argument("--image", default=IMAGE)
     args = parser.parse_args()
     rows = {**measure_terminal(args.n), **measure_docker(args.n, args.image)}
+    if "docker_exec" in rows:  # the terminal env's Docker backend, for the record
+        rows.update(measure_terminal(args.n, "docker", args.image, "terminal_docker"))
     for name, ms in rows.items():
         print(_row(name, ms))
     step = statistics.median(rows["terminal_step"])
