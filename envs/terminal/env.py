@@ -35,6 +35,9 @@ INSTRUCTIONS = (
     "task's working directory with a fresh shell (files persist, shell variables do not)."
 )
 MAX_WRITE_BYTES = 64 * 1024
+MAX_COMMAND_BYTES = 32 * 1024
+"""A command travels as one argument (Linux caps one at 128 KiB): past this it is refused as
+the agent's error, never tried (an argv the kernel refuses would look like a dead sandbox)."""
 
 
 class TerminalEnv(TaskToolEnv):
@@ -188,6 +191,9 @@ class TerminalEnv(TaskToolEnv):
             raise ToolError("command must be a non-empty string")
         if "\x00" in command:
             raise ToolError("command contains a NUL byte")
+        if len(command.encode("utf-8", "surrogateescape")) > MAX_COMMAND_BYTES:
+            raise ToolError(f"command over {MAX_COMMAND_BYTES} bytes: write a script with "
+                            "write_file and run it")
         deadline = self._deadline(timeout_s)
         out = self._exec(command, deadline)
         return self._render(out, deadline)

@@ -118,3 +118,16 @@ def test_host_paths_are_out_of_reach(env):
     assert "Read-only file system" in out and "superuser" in out
     # the state comes back as bytes the host never unpacks: a link in it stays in the sandbox
     assert not (Path.cwd() / "pw").exists()
+
+
+def test_a_huge_command_is_the_agents_error_not_a_dead_sandbox(env):
+    """Found by check_rewards' ``huge`` probe: a 200 KB command made bwrap's exec fail with
+    E2BIG, which aborted the episode (unscored) instead of answering with an error."""
+    env.reset(options={"task_id": TASK})
+    for size in (200_000, 2_000_000):
+        obs, reward, terminated, truncated, info = env.step(call("bash", command="#" * size))
+        assert "Error: command over" in obs["text"] and not info.get("aborted")
+        assert not terminated and not truncated
+    big = "x" * 60_000  # write_file's own limit is 64 KiB: its base64 still fits one argument
+    obs, *_ = env.step(call("write_file", path="/app/big", content=big))
+    assert obs["text"].startswith("wrote 60000 bytes")
