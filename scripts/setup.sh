@@ -7,8 +7,11 @@ cd "$(dirname "$0")/.."
 
 VENV=${VENV:-.venv}
 PYTHON=${PYTHON:-python3}
+# (jq ... bzip2: the terminal family's bundled tasks use them on the bubblewrap backend, whose
+# sandbox sees the host's /usr)
 SYSTEM_PACKAGES=(bubblewrap docker.io postgresql debootstrap chromium chromium-headless-shell xvfb x11vnc xdotool openbox
-  gnumeric xterm mousepad python3-tk imagemagick x11-utils at-spi2-core dbus-daemon dbus-bin)
+  gnumeric xterm mousepad python3-tk imagemagick x11-utils at-spi2-core dbus-daemon dbus-bin
+  jq git sqlite3 zip unzip make gcc libc6-dev bc file xz-utils bzip2)
 
 sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
