@@ -17,6 +17,7 @@ from .rewards import (
     check_registered_rewards,
     check_rewards,
 )
+from .scorer_probes import check_scorer
 
 __all__ = [
     "EnvCheckError",
@@ -31,5 +32,6 @@ __all__ = [
     "check_registered_env",
     "check_registered_rewards",
     "check_rewards",
+    "check_scorer",
     "malformed_actions",
 ]

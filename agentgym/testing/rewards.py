@@ -20,6 +20,10 @@ time; it is far below what one hacked episode adds to a mean over a few seeds (1
 episode of a probe starts from ``reset(seed=s)`` with the same seeds as the baseline, so a
 deterministic env shows the probe and the do-nothing policy the same tasks.
 
+A multi-agent env (:class:`~agentgym.MultiAgentEnv`, or its id) is probed seat by seat: each
+seat is played as a :class:`~agentgym.SeatEnv` against the env's scripted opponents, and the
+report holds every seat's probes (named ``probe @seat``) and its opt-outs.
+
 An env adapts the check through two attributes: ``reward_probe_exemptions`` (probe class ->
 reason: the class is skipped and the reason reported, never silently) and ``reward_probes()``
 (a method returning extra :class:`~.probes.Probe` objects for the env's own hacks).
@@ -34,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import AgentGymError, is_infrastructure_error
+from ..multiagent import MultiAgentEnv
 from ..registry import make
 from .answer_probes import answer_probes
 from .probes import (
@@ -212,6 +217,11 @@ def check_rewards(
     instance = make(env, **make_kwargs) if isinstance(env, str) else env
     try:
         base = instance.unwrapped
+        if isinstance(base, MultiAgentEnv):
+            return _per_seat(base, env_id, seeds=seeds, tolerance=tolerance, skip=skip,
+                             extra_probes=extra_probes, cheap=cheap,
+                             baseline_turns=baseline_turns, max_variants=max_variants,
+                             rare_seeds=rare_seeds)
         skipped = _exemptions(base, skip or {})
         probes = [*builtin_probes(), *answer_probes(),
                   *(base.reward_probes() if hasattr(base, "reward_probes") else ()),
@@ -257,6 +267,27 @@ def check_rewards(
         if owned:
             with contextlib.suppress(Exception):
                 instance.close()
+
+
+def _per_seat(env: MultiAgentEnv, env_id: str, **kwargs: Any) -> RewardCheckResult:
+    """:func:`check_rewards` of every seat of ``env`` against its scripted opponents, merged."""
+    from ..seat import SeatEnv
+
+    merged: RewardCheckResult | None = None
+    for seat in env.possible_agents:
+        one = check_rewards(SeatEnv(env, seat=seat, opponent="scripted"), **kwargs)
+        if merged is None:
+            merged = RewardCheckResult(env_id, one.seeds, one.tolerance,
+                                       baseline=one.baseline,
+                                       baseline_aborted=one.baseline_aborted)
+        merged.baseline = max(merged.baseline, one.baseline)
+        merged.baseline_aborted = max(merged.baseline_aborted, one.baseline_aborted)
+        for p in one.probes:
+            p.name = f"{p.name} @{seat}"
+            merged.probes.append(p)
+        merged.skipped.update({f"{k} @{seat}": v for k, v in one.skipped.items()})
+    assert merged is not None  # noqa: S101 - a multi-agent env has seats
+    return merged
 
 
 def _judge(probe: Probe, slots: list[tuple[str, list[tuple[float, bool]]]], error: str,

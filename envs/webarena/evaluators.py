@@ -28,7 +28,8 @@ A WebArena-Verified task's ``eval`` (a list of checks) goes to :mod:`.official_v
 Deviations, each of which can only lower a score: a reference that is a number matches only a
 whole number of the answer (``"2"`` is not in ``"12"``; WebArena does this for one-character
 references only), an answer whose numbers are not all in the references or the intent scores 0
-(a list of candidates), an answer that is code scores 0 when a reference is a number
+(a list of candidates), a negative number is not its absolute value (``-1`` does not hold a
+``1``), an answer that is code scores 0 when a reference is a number
 (:mod:`.answer_code`: ``sys.exit(0)`` and ``return 0`` hold a ``0`` by accident), a final
 URL that repeats a gold query key with values the gold does not name scores 0
 (``?sort=a&sort=b``), and every key, type, locator or helper this module does not implement
@@ -99,7 +100,7 @@ def clean_answer(answer: str) -> str:
     return answer.lower()
 
 
-_NUMBER = re.compile(r"(?<![\w.])\d+(?:,\d{3})*(?:\.\d+)?(?![\w]|\.\d|,\d)")
+_NUMBER = re.compile(r"(?<![\w.])(?<!(?<!\w)-)\d+(?:,\d{3})*(?:\.\d+)?(?![\w]|\.\d|,\d)")
 _NUMERIC_REF = re.compile(r"^[$€£]?\s*\d+(?:,\d{3})*(?:\.\d+)?\s*%?$")
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 
@@ -216,6 +217,11 @@ async def string_score(spec: dict[str, Any], pred: str, intent: str, judge: Judg
         else:
             if not isinstance(value, list) or not value:
                 raise EvalSpecError("fuzzy_match must be \"N/A\" or a non-empty list")
+            why = unbounded([str(v) for v in value], clean_answer(pred), clean_answer,
+                            _NUMERIC_REF.match) if mode == "strict" else ""
+            if why:  # a judge may take a hedge: strict bounds what it is shown
+                notes.append(why)
+                return 0.0
             score *= await judge.fuzzy(intent, [str(v) for v in value], pred)
     return score
 

@@ -15,7 +15,8 @@ default, for training) changes exactly these two checks:
   answer (``url_match`` with ``program_html``: "post in forum X", gold ``/f/books``, final
   ``/f/books/433``), the gold path may be a *segment prefix* of the final one: the URL only
   locates the page the other check reads, and a constant URL passes no ``program_html``;
-- ``string_match`` ``must_include``: the cleaned answer may be at most
+- ``string_match`` ``must_include`` and ``fuzzy_match`` (a list; the offline judge takes a
+  hedge such as ``8h 33min, 5h 47min``): the cleaned answer may be at most
   ``LENGTH_FACTOR * len(reference) + LENGTH_SLACK`` characters (the reference: the longest
   ``|OR|`` alternative of each item, summed) and hold at most ``len(items) + EXTRA_PARTS``
   parts separated by ``, ; | / newline``, so an answer cannot enumerate candidates.
