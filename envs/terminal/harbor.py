@@ -29,6 +29,9 @@ from typing import Any
 from agentgym import Task, TaskSet
 from agentgym.errors import TaskError
 
+STEP_VERIFIER_TIMEOUT_S = 600.0
+"""A step's verifier deadline when ``[steps.verifier]`` sets none: Harbor's own default, not the
+task's ``[verifier] timeout_sec`` (a step's agent timeout does fall back to the task's)."""
 MAX_TASK_FILE = 4 * 1024 * 1024
 """Largest file read from a task folder (tests, solutions, environment files)."""
 
@@ -150,7 +153,7 @@ def load_task(path: str | Path) -> HarborTask:
             steps.append(HarborStep(
                 name, _text(folder / "instruction.md"), tests, _read_tree(folder / "solution"),
                 _seconds(s_agent, "timeout_sec", agent_s, where),
-                _seconds(s_verifier, "timeout_sec", verifier_s, where),
+                _seconds(s_verifier, "timeout_sec", STEP_VERIFIER_TIMEOUT_S, where),
                 {**_env(verifier, where), **_env(s_verifier, where)},
             ))
     else:

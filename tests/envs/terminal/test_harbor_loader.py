@@ -69,7 +69,9 @@ def test_multi_step_task_layers_step_tests_over_shared_ones():
     first, second = task.steps
     assert set(second.tests) == {"test.sh", "expected.sh"}
     assert b"sum.txt" in second.tests["expected.sh"] and b"1 2 3" in first.tests["expected.sh"]
-    assert second.verifier_timeout_s == 30.0 and first.verifier_timeout_s == 60.0
+    # a step's verifier keeps Harbor's default (600 s), not the task's [verifier] (60 s)
+    assert second.verifier_timeout_s == 30.0 and first.verifier_timeout_s == 600.0
+    assert first.agent_timeout_s == 60.0  # while the agent's falls back to the task's
     assert task.reward_strategy == "mean"
 
 
