@@ -12,8 +12,8 @@ starts it with:
   none of the trainer's variables (its secrets, the run token);
 - a **read-only view** of the system (``/usr``, the merged-usr links, a few ``/etc`` files), the
   interpreter's prefixes, the working folder and every path named on the command line; ``/tmp``,
-  ``/run``, the user's home and everything else are absent, and the folders of agentgym's env
-  families (task data) are covered by an empty tmpfs;
+  ``/run``, the user's home and everything else are absent, and the package folder of every
+  registered env (task data, answers) is covered by an empty tmpfs;
 - the loopback network shared (it must reach the gateway and the MCP server);
 - ``RLIMIT_AS`` at ``memory_mb``.
 
@@ -37,8 +37,6 @@ _ETC = ("/etc/alternatives", "/etc/ld.so.cache", "/etc/localtime", "/etc/ssl", "
         "/etc/resolv.conf", "/etc/nsswitch.conf", "/etc/passwd", "/etc/group",
         "/etc/ca-certificates", "/etc/mime.types")
 _TOPS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
-HIDDEN_PACKAGES = ("agentgym.envs",)
-"""Packages whose folders (task data, answers) the agent sees empty."""
 
 
 def minimal_env(extra: dict[str, str], home: str) -> dict[str, str]:
@@ -108,16 +106,26 @@ def _readable_paths(argv: Sequence[str], binds: Sequence[str]) -> list[str]:
     return out
 
 
-def _hidden_dirs() -> list[str]:
+def env_package_dirs() -> list[str]:
+    """The folders of the packages of every registered env's entry point (their task data)."""
+    from ..registry import list_envs, spec
+
+    packages = set()
+    for env_id in list_envs():
+        entry = spec(env_id).entry_point
+        if isinstance(entry, str) and "." in entry.split(":")[0]:
+            packages.add(entry.split(":")[0].rsplit(".", 1)[0])
     found: list[str] = []
-    for name in HIDDEN_PACKAGES:
+    for name in sorted(packages):
         try:
-            spec = importlib.util.find_spec(name)
+            found_spec = importlib.util.find_spec(name)
         except (ImportError, ValueError):
             continue
-        found += [os.path.realpath(p) for p in (spec.submodule_search_locations or [])
-                  if spec is not None]
-    return [d for d in found if os.path.isdir(d)]
+        for location in (found_spec.submodule_search_locations or []) if found_spec else []:
+            real = os.path.realpath(location)
+            if os.path.isdir(real) and real not in found:
+                found.append(real)
+    return found
 
 
 class AgentJail:
@@ -138,7 +146,7 @@ class AgentJail:
         for path in readable:
             if not path.startswith("/usr/"):
                 args += ["--ro-bind", path, path]
-        for hidden in _hidden_dirs():
+        for hidden in env_package_dirs():
             if any(hidden == r or hidden.startswith(r.rstrip("/") + "/") for r in readable):
                 args += ["--tmpfs", hidden, "--remount-ro", hidden]
         args += ["--proc", "/proc", "--dev", "/dev", "--bind", home, home,
@@ -157,4 +165,4 @@ class AgentJail:
         return limit_memory
 
 
-__all__ = ["HIDDEN_PACKAGES", "AgentJail", "bubblewrap_works", "minimal_env"]
+__all__ = ["AgentJail", "bubblewrap_works", "env_package_dirs", "minimal_env"]

@@ -125,9 +125,10 @@ def base_rate(name: str, records: list[dict[str, Any]], mode: str) -> BaseRate:
     asyncio.run(run())
     n = max(1, len(records))
     top = max(range(len(pairs)), key=wins.__getitem__)
-    best = pairs[top]
-    return BaseRate(name, mode, len(records), wins[top] / n,
-                    (best[0][:60], best[1][:60]), passed / n)
+    answer, url = pairs[top]
+    label = ("every reference of the set, as one list" if answer == answers[-1] else answer[:60],
+             "the URL listing every gold path" if url == urls[-1] else "a home page")
+    return BaseRate(name, mode, len(records), wins[top] / n, label, passed / n)
 
 
 def logging_off() -> None:
@@ -169,7 +170,8 @@ def main() -> None:
     out.write("| --- | --- | --- | --- | --- |\n")
     for r in table():
         out.write(f"| {r.task_set} | {r.tasks} | {r.mode} | {r.best:.1%} "
-                  f"(`{r.best_constant[0][:40]}`) | {r.any_constant:.1%} |\n")
+                  f"(`{r.best_constant[0][:40]}` on {r.best_constant[1]}) | "
+                  f"{r.any_constant:.1%} |\n")
 
 
 if __name__ == "__main__":

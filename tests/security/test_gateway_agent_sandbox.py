@@ -6,9 +6,10 @@ trainer and its sibling agents in ``/proc``, and a ``setsid`` child that kept st
 the episode wait out ``timeout_s`` and then outlived the run.
 
 The hostile agent makes one model call, then tries every value of its environment and every
-file under its home and working folder as the bearer of its own episode's reward, looks for the
-trainer's secret and the trainer's process, and leaves a ``setsid`` child holding stderr. Its
-exit status says what it found (0: nothing). The scorer, started after the agent, posts 0.25.
+file under its home and temporary folder as the bearer of its own episode's reward, looks for
+the trainer's secret, the trainer's process and an env family's task data, and leaves a
+``setsid`` child holding stderr. Its exit status says what it found (0: nothing). The scorer,
+started after the agent, posts 0.25.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from agentgym.envs import webarena
 from agentgym.policies.hf import HFPolicy
 from agentgym.trainers import load_config
 from agentgym.trainers.gateway_rollouts import GatewayRollouts, sandbox_available
@@ -43,6 +45,8 @@ for pid in filter(str.isdigit, os.listdir("/proc")):
             sys.exit(5)  # the trainer (pytest) is visible
     except OSError:
         pass
+if os.listdir(sys.argv[1]):
+    sys.exit(7)  # the env family's task data is readable
 values = set(os.environ.values())
 for root in {os.path.expanduser("~"), os.environ.get("TMPDIR", "/tmp")}:
     for folder, _, files in os.walk(root):
@@ -92,7 +96,8 @@ def test_an_agent_holds_no_reward_credential_and_leaves_nothing(
     monkeypatch.setenv("TRAINER_SECRET_FOR_TEST", "do-not-leak")
     cfg = load_config(None, ["env=shop/price-v0", "max_new_tokens=4", "max_turns=2",
                              "rollout_source=gateway", "group_size=1"])
-    cfg.gateway = {"agent": [sys.executable, str(agent)], "timeout_s": 120, "mcp": False,
+    tasks = str(Path(webarena.__file__).parent)  # the twin's tasks and their answers
+    cfg.gateway = {"agent": [sys.executable, str(agent), tasks], "timeout_s": 120, "mcp": False,
                    "reward": "posted", "scorer": [sys.executable, str(scorer)],
                    "sandbox": sandbox}
     model, tokenizer = tiny_llama()
