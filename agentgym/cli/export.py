@@ -9,7 +9,7 @@ import typer
 
 from .app import app, console, run_guarded
 
-export_app = typer.Typer(help="Write an env in another project's format (OpenEnv).",
+export_app = typer.Typer(help="Write an env in another project's format (OpenEnv, Harbor).",
                          no_args_is_help=True)
 app.add_typer(export_app, name="export")
 
@@ -31,3 +31,19 @@ def openenv(
     console.print(f"wrote {out}: openenv.yaml, server/app.py, server/Dockerfile; "
                   f"serve it with: cd {out} && uvicorn server.app:app --port 8000",
                   highlight=False, soft_wrap=True)
+
+
+@export_app.command("harbor")
+def harbor(
+    env_id: str,
+    folder: Path,
+    split: Annotated[str, typer.Option(help="Task split to export.")] = "test",
+    overwrite: Annotated[bool, typer.Option(help="Write into a non-empty DIR.")] = False,
+) -> None:
+    """ENV's function-writing tasks (the code family's) as Harbor task folders."""
+    from ..exporters import export_harbor
+
+    out = run_guarded(export_harbor, env_id, folder, split=split, overwrite=overwrite)
+    count = sum(1 for _ in out.glob("*/task.toml"))
+    console.print(f"wrote {count} Harbor tasks to {out}; run them with: "
+                  f"agentgym eval harbor:{out} --policy oracle", highlight=False, soft_wrap=True)
