@@ -35,6 +35,8 @@ INSTRUCTIONS = (
     "task's working directory with a fresh shell (files persist, shell variables do not)."
 )
 MAX_WRITE_BYTES = 64 * 1024
+MAX_ARG_BYTES = 120 * 1024
+"""Every command the tools build (write_file's carries its content in base64) stays under it."""
 MAX_COMMAND_BYTES = 32 * 1024
 """A command travels as one argument (Linux caps one at 128 KiB): past this it is refused as
 the agent's error, never tried (an argv the kernel refuses would look like a dead sandbox)."""
@@ -154,6 +156,8 @@ class TerminalEnv(TaskToolEnv):
 
     def _exec(self, command: str, timeout_s: float) -> Any:
         assert self.session is not None
+        if len(command.encode("utf-8", "surrogateescape")) > MAX_ARG_BYTES:
+            raise ToolError("the call's arguments are too long (a path over 4096 bytes?)")
         begin = time.monotonic()
         out = self.session.exec(command, state=self.state, timeout_s=timeout_s)
         self.agent_time_s += time.monotonic() - begin
@@ -226,8 +230,7 @@ class TerminalEnv(TaskToolEnv):
         Args:
             path: Absolute, or relative to the working directory.
         """
-        if not isinstance(path, str) or not path.strip() or "\x00" in path:
-            raise ToolError("path must be a non-empty string")
+        _check_path(path)
         out = self._exec(f"cat -- {shlex.quote(path)}", self._deadline(None))
         if out.exit_code != 0:
             raise ToolError((out.stderr or "cannot read the file").strip()[:500])
@@ -240,8 +243,7 @@ class TerminalEnv(TaskToolEnv):
             path: Absolute, or relative to the working directory.
             content: The whole new content of the file.
         """
-        if not isinstance(path, str) or not path.strip() or "\x00" in path:
-            raise ToolError("path must be a non-empty string")
+        _check_path(path)
         if not isinstance(content, str):
             raise ToolError("content must be a string")
         data = content.encode("utf-8", "surrogateescape")
@@ -313,6 +315,13 @@ class TerminalEnv(TaskToolEnv):
                                  timeout_s=step.agent_timeout_s))
             actions.append(_call("submit"))
         return actions
+
+
+def _check_path(path: Any) -> None:
+    if not isinstance(path, str) or not path.strip() or "\x00" in path:
+        raise ToolError("path must be a non-empty string")
+    if len(path.encode("utf-8", "surrogateescape")) > 4096:
+        raise ToolError("path over 4096 bytes")
 
 
 def _call(name: str, **arguments: Any) -> str:

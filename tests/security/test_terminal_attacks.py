@@ -128,6 +128,10 @@ def test_a_huge_command_is_the_agents_error_not_a_dead_sandbox(env):
         obs, reward, terminated, truncated, info = env.step(call("bash", command="#" * size))
         assert "Error: command over" in obs["text"] and not info.get("aborted")
         assert not terminated and not truncated
+    for name, args in (("read_file", {"path": "/app/" + "p" * 300_000}),
+                       ("write_file", {"path": "/app/" + "p" * 300_000, "content": "x"})):
+        obs, reward, terminated, truncated, info = env.step(call(name, **args))
+        assert "Error: path over" in obs["text"] and not info.get("aborted")
     big = "x" * 60_000  # write_file's own limit is 64 KiB: its base64 still fits one argument
     obs, *_ = env.step(call("write_file", path="/app/big", content=big))
     assert obs["text"].startswith("wrote 60000 bytes")
