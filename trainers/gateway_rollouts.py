@@ -54,6 +54,7 @@ import agentgym
 from agentgym.gateway import (
     AgentJail,
     Gateway,
+    GatewayError,
     GatewayLimits,
     GatewayServer,
     bubblewrap_works,
@@ -226,7 +227,10 @@ class GatewayRollouts:
     def _play(self, task_id: str, episode: str, split: str) -> tuple[str, str]:
         """Open ``episode``, run the agent in its jail, then the scorer (``reward: posted``);
         returns ``(abort reason or "", stderr tail)``."""
-        keys = self.gateway.open_episode(episode, task_id=task_id, client="trainer")
+        try:
+            keys = self.gateway.open_episode(episode, task_id=task_id, client="trainer")
+        except GatewayError as e:  # the gateway's limits: an infrastructure fault, aborted
+            return f"the gateway refused the episode: {e}", ""
         home = tempfile.mkdtemp(prefix="agentgym-agent-")
         try:
             env = minimal_env({
