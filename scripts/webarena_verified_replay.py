@@ -29,7 +29,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from agentgym.envs.webarena.official import official_split
 from agentgym.envs.webarena.verified_client import VerifiedScorer, worker_python
@@ -41,7 +41,7 @@ EPISODES: dict[str, list[dict[str, Any]]] = {}
 
 def _key(url: str) -> str:
     parts = urlsplit(url)  # http.server turns a leading "//" into "/" (GitLab's "//api")
-    return f"{parts.netloc}/{parts.path.lstrip('/')}?{parts.query}"
+    return unquote(f"{parts.netloc}/{parts.path.lstrip('/')}?{parts.query}")  # " " is "%20"
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -185,7 +185,7 @@ def main() -> None:
     command = [str(Path(sys.executable).with_name("agentgym")), "eval", "webarena-verified",
                "--split", args.split, "--sites", str(work / "sites.json"), "--policy",
                f"replay:{work / 'turns.jsonl'}", "--out", str(out), "--overwrite",
-               "--num-envs", args.num_envs, "--max-turns", "20", "--allow-aborted"]
+               "--num-envs", args.num_envs, "--max-turns", "60", "--allow-aborted"]
     if args.n:
         command += ["--env-arg", f"task_ids=[{ids}]"]
     print("$", " ".join(command), flush=True)
