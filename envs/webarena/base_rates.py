@@ -29,6 +29,7 @@ _PLACEHOLDER = re.compile(r"__([A-Z_]+)__")
 VERIFIED_TYPES = ("RETRIEVE", "MUTATE", "NAVIGATE")
 VERIFIED_STATUSES = ("SUCCESS", "NOT_FOUND_ERROR", "ACTION_NOT_ALLOWED_ERROR",
                      "PERMISSION_DENIED_ERROR", "DATA_VALIDATION_ERROR", "UNKNOWN_ERROR")
+NO_DATA: tuple[Any, ...] = (None, [])
 PLAIN = ("", "N/A", "0", "1", "yes", "no", "none", "true", "false", "done")
 
 
@@ -55,7 +56,7 @@ def constant_answers(records: list[dict[str, Any]]) -> list[str]:
     """The fixed final answers tried on every task of ``records``."""
     verified = [json.dumps({"task_type": t, "status": s, "retrieved_data": data})
                 for t in VERIFIED_TYPES for s in VERIFIED_STATUSES
-                for data in ([None, []] if t == "RETRIEVE" else [None])]
+                for data in (NO_DATA if t == "RETRIEVE" else NO_DATA[:1])]
     return [*PLAIN, *verified, ", ".join(_references(records))]
 
 

@@ -29,6 +29,7 @@ answers and URLs earn under each mode (docs/webarena.md).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 EVAL_MODES = ("strict", "official")
@@ -94,21 +95,21 @@ def strict_url_score(reference_url: str, pred_url: str, note: str = "GOLD in PRE
                      if ref.strip()))
 
 
-def answer_bound(items: list[str], clean: object) -> tuple[int, int]:
+def answer_bound(items: list[str], clean: Callable[[str], str]) -> tuple[int, int]:
     """``(most characters, most parts)`` a ``must_include`` answer may have for ``items``;
     ``clean`` is the answer cleaner applied to each reference."""
-    ref_len = sum(max(len(clean(a)) for a in item.split(OR))  # type: ignore[operator]
-                  for item in items)
+    ref_len = sum(max(len(clean(a)) for a in item.split(OR)) for item in items)
     return LENGTH_FACTOR * ref_len + LENGTH_SLACK, len(items) + EXTRA_PARTS
 
 
-def unbounded(items: list[str], cleaned: str, clean: object, numeric: object) -> str:
+def unbounded(items: list[str], cleaned: str, clean: Callable[[str], str],
+              numeric: Callable[[str], object]) -> str:
     """Why the cleaned answer is too long for ``items`` (a list of candidates), or ``""``.
 
     Only answers to a reference with a non-numeric item are bounded (``numeric(text)``: whether
     a cleaned alternative is a number; numbers are matched whole and a hedge of numbers is
     refused already)."""
-    if all(numeric(clean(a)) for item in items for a in item.split(OR)):  # type: ignore[operator]
+    if all(numeric(clean(a)) for item in items for a in item.split(OR)):
         return ""
     most_chars, most_parts = answer_bound(items, clean)
     if len(cleaned) > most_chars:
