@@ -85,8 +85,9 @@ class NetLog:
         self._early = {}
 
     # The page may navigate on before a finished request is read, and Playwright then forgets
-    # the request's raw headers: they are asked for as the request starts and the response
-    # arrives, and a read that still fails falls back to the headers Playwright holds.
+    # the request's raw headers and its body: they are asked for as the request starts and the
+    # response arrives, and a header read that still fails falls back to the headers Playwright
+    # holds (a body that is gone is left out).
 
     def _on_request(self, request: Request) -> None:
         if len(self._early) >= 2 * MAX_ENTRIES:  # requests that never end: read them late
@@ -98,7 +99,8 @@ class NetLog:
         if early is None:
             return
         early["response"] = self._soon(response.all_headers())
-        early["object"] = response
+        if self._wants_body(response.url, response.headers):  # asked for before the page goes
+            early["body"] = self._soon(response.body())
 
     def _soon(self, coro: Any) -> asyncio.Future[Any]:
         future = asyncio.ensure_future(coro)
@@ -106,10 +108,6 @@ class NetLog:
         return future
 
     def _on_finished(self, request: Request) -> None:
-        early = self._early.get(id(request)) or {}
-        response = early.get("object")
-        if response is not None and self._wants_body(request.url, response.headers):
-            early["body"] = self._soon(response.body())  # before the page can go
         self._spawn(self._record(request, failed=False))
 
     @staticmethod
