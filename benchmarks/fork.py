@@ -10,7 +10,9 @@ episode stays open), then timed ``--repeats`` times each:
 
 The WebArena twin forks from a snapshot (its sites' session databases copied, the browser's
 cookies, tabs, form fields and scroll restored in a fresh context: ``envs/webarena/fork.py``);
-its lane needs Chromium and runs ``--web-repeats`` times (``--web-repeats 0`` skips it).
+its lane needs Chromium, runs ``--web-repeats`` times (``--web-repeats 0`` skips it) and, as
+the engine does, forks and replays on one event loop through the async twins, so copies share
+the loop's browser (a sync fork on a fresh env's own loop would time a browser launch).
 
 Prints p50 and p90 of each in milliseconds and their ratio per env and k, and last
 ``fork_vs_replay_p50_ratio=``: the larger of SQL's and the web twin's at k = 6 (a / b: lower is
@@ -22,6 +24,7 @@ better for fork; SQL's alone when the web lane is skipped).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import statistics
 import time
@@ -86,6 +89,52 @@ def measure(env_id: str, kwargs: dict[str, Any], action: str, k: int,
     return forked, replayed
 
 
+def measure_async(env_id: str, kwargs: dict[str, Any], action: str, k: int,
+                  repeats: int) -> tuple[tuple[float, float], tuple[float, float]]:
+    """As :func:`measure`, on one event loop through the async twins, as the engine runs an
+    async-native env (a browser: its copies share the loop's browser, not a new one each)."""
+
+    async def run() -> tuple[tuple[float, float], tuple[float, float]]:
+        env = agentgym.make(env_id, **kwargs)
+        await env.areset(seed=0)
+        for _ in range(k):
+            await env.astep(action)
+
+        async def replay() -> Any:
+            fresh = await asyncio.to_thread(agentgym.make, env_id, **kwargs)
+            await fresh.areset(seed=0)
+            for _ in range(k):
+                await fresh.astep(action)
+            return [fresh]
+
+        async def timed(fn: Callable[[], Any]) -> tuple[float, float]:
+            for made in await fn():  # one untimed warm-up
+                await made.aclose()
+            times = []
+            for _ in range(repeats):
+                t0 = time.perf_counter()
+                made = await fn()
+                times.append((time.perf_counter() - t0) * 1e3)
+                for child in made:
+                    assert child.unwrapped._last_text == env.unwrapped._last_text  # exact
+                    await child.aclose()
+            times.sort()
+            return statistics.median(times), times[int(0.9 * (len(times) - 1))]
+
+        try:
+            forked = await timed(lambda: env.afork(1))
+            (child,) = await env.afork(1)
+            origin = child.unwrapped.fork_origin
+            await child.aclose()
+            if origin != "snapshot":
+                raise SystemExit(f"{env_id}: forked by {origin}, not from a snapshot")
+            return forked, await timed(replay)
+        finally:
+            await env.aclose()
+
+    return asyncio.run(run())
+
+
 def main() -> None:
     """Measure every env at k = 3 and 6 and print the table and ratios."""
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -100,7 +149,8 @@ def main() -> None:
           f"{'p90':>8s} {'ratio':>7s}")
     for label, ((env_id, kwargs, action), repeats) in lanes.items():
         for k in (3, 6):
-            (f50, f90), (r50, r90) = measure(env_id, kwargs, action, k, repeats)
+            run = measure_async if env_id == WEB[0] else measure
+            (f50, f90), (r50, r90) = run(env_id, kwargs, action, k, repeats)
             ratios[label, k] = f50 / r50
             print(f"{label:20s} {k:2d} {f50:8.3f}ms {f90:6.3f}ms {r50:9.3f}ms {r90:6.3f}ms "
                   f"{f50 / r50:7.3f}", flush=True)

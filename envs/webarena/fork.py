@@ -86,6 +86,22 @@ def _plain(value: Any) -> Any:
     return json.loads(text)
 
 
+_ROOTS: dict[tuple[tuple[str, str], ...], Path] = {}
+"""The sites' session folder per set of site URLs (asking the server costs a health check)."""
+
+
+async def _sessions_root(site_urls: dict[str, str]) -> Path:
+    key = tuple(sorted(site_urls.items()))
+    if key not in _ROOTS:
+        from .sites.server import ensure_sites
+
+        server = await asyncio.to_thread(ensure_sites)
+        if tuple(sorted(server.urls.items())) != key:
+            raise ForkError("the env's sites are not the running site server's")
+        _ROOTS[key] = Path(server.sessions_root)
+    return _ROOTS[key]
+
+
 async def snapshot(env: Any, n: int) -> list[dict[str, Any]]:
     """``n`` snapshots of ``env``'s episode, each with its own copy of the site data."""
     if env.external:
@@ -102,9 +118,7 @@ async def snapshot(env: Any, n: int) -> list[dict[str, Any]]:
             continue
         state = await session.guard(page.evaluate(_READ))
         tabs.append({"url": page.url, "state": _plain(state)})
-    from .sites.server import ensure_sites
-
-    root = Path((await asyncio.to_thread(ensure_sites)).sessions_root)
+    root = await _sessions_root(env.site_urls)
     fields = {"task_id": env.task.task_id, "goal": env.goal, "steps": env.steps,
               "answer": env.answer, "done": env.done, "last_error": env.last_error,
               "result_info": copy.deepcopy(env.result_info)}
