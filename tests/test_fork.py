@@ -89,7 +89,7 @@ def test_code_forks_by_state_with_a_sandbox_of_its_own():
     try:
         env.reset(seed=1)
         env.step(_call("run_python", code="print(6 * 7)"))
-        env.unwrapped.sandbox  # the parent's sandbox is open
+        assert env.unwrapped.sandbox is not None  # the parent's sandbox is open
         assert fork_mode(env) == "state"
         (child,) = fork(env)
         assert child.unwrapped.fork_origin == "state"

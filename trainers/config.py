@@ -100,7 +100,8 @@ class TrainConfig:
     """``chain``: G independent episodes per task. ``tree``: the group is grown as a tree of
     forked episodes (:mod:`agentgym.rollout.tree`): G / tree_width^len(tree_branch_turns)
     roots, each live episode forked ``tree_width`` ways after each turn in
-    ``tree_branch_turns``, shared prefixes trained once (:mod:`agentgym.trainers.tree_advantages`)."""
+    ``tree_branch_turns``, shared prefixes trained once
+    (:mod:`agentgym.trainers.tree_advantages`)."""
     tree_width: int = 2
     """Tree rollouts: copies each live episode forks into at a branch turn."""
     tree_branch_turns: list[int] = field(default_factory=lambda: [1])
