@@ -103,3 +103,23 @@ def test_code_forks_by_state_with_a_sandbox_of_its_own():
         assert "4" in obs["text"]
     finally:
         env.close()
+
+
+def test_terminal_forks_its_filesystem():
+    env = agentgym.make("terminal/test-v0")
+    try:
+        env.reset(seed=0)
+        env.step(_call("write_file", path="note.txt", content="parent"))
+        a, b = env.fork(2)
+        assert a.unwrapped.fork_origin == "state"
+        a.step(_call("write_file", path="note.txt", content="branch a"))
+        a.step(_call("bash", command="touch only-in-a"))
+        for other in (b, env):  # the write and the new file are branch a's only
+            obs, *_ = other.step(_call("bash", command="cat note.txt; ls only-in-a"))
+            assert "parent" in obs["text"] and "No such file" in obs["text"]
+        obs, *_ = a.step(_call("bash", command="cat note.txt; ls only-in-a"))
+        assert "branch a" in obs["text"] and "No such file" not in obs["text"]
+        assert check_fork(agentgym.make("terminal/test-v0"),
+                          _call("bash", command="echo hi > x")) == "checked"
+    finally:
+        env.close()

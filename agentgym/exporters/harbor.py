@@ -117,7 +117,10 @@ def export_harbor(env_id: str, folder: Path, *, split: str = "test",
         raise ConfigError(f"{folder} exists and is not empty (pass overwrite)")
     env = make(env_id, split=split)
     try:
-        tasks = list(env.unwrapped.task_set)
+        task_set = getattr(env.unwrapped, "task_set", None)
+        if task_set is None:
+            raise ConfigError(f"{env_id} has no task set to export")
+        tasks = list(task_set)
     finally:
         env.close()
     if not tasks:

@@ -165,8 +165,9 @@ class CodeEnv(TaskToolEnv):
         """A state fork (:meth:`agentgym.TaskToolEnv.fork_clone`) with a sandbox of its own,
         opened on first use: closing a branch never closes its parent's."""
         child = super().fork_clone()
+        assert isinstance(child, CodeEnv)  # noqa: S101 -- a copy of this class
         child._sandbox = None
-        return child  # type: ignore[return-value]
+        return child
 
     def _close(self) -> None:
         if self._sandbox is not None:
