@@ -2,6 +2,7 @@
 
     python benchmarks/tree_vs_chain.py [--target 0.8] [CONFIG] [key=value ...]
     python benchmarks/tree_vs_chain.py --report RUN_DIR [--target 0.8]
+    python benchmarks/tree_vs_chain.py --only tree [...]         # one arm, the other kept
 
 Trains the config (default ``configs/tree_shop_cpu.yaml``: 2 behaviour-cloning steps on the
 multi-turn shop, then GRPO) twice from the same seed: ``rollout_mode=chain`` (G independent
@@ -64,6 +65,8 @@ def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--target", type=float, default=0.8)
     parser.add_argument("--report", type=Path, default=None)
+    parser.add_argument("--only", choices=("chain", "tree"), default=None,
+                        help="Train one arm only (the other's run folder is reused).")
     parser.add_argument("rest", nargs="*")
     args = parser.parse_args(argv)
     if args.report is not None:
@@ -74,6 +77,8 @@ def main(argv: list[str]) -> None:
     base = load_config(config, overrides)
     root = Path(base.output_dir)
     for mode in ("chain", "tree"):
+        if args.only not in (None, mode):
+            continue
         t0 = time.perf_counter()
         cfg = load_config(config, [*overrides, f"rollout_mode={mode}",
                                    f"output_dir={root / mode}", "overwrite=true"])
