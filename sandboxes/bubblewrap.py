@@ -30,6 +30,7 @@ import sys
 import time
 from pathlib import Path
 
+from agentgym.bwrap import MERGED_USR_TOPS, system_binds
 from agentgym.sandbox import RunResult, RunStatus, Sandbox, SandboxLimits, SandboxUnavailable
 
 from ._cgroup import RunCgroup, create_run_cgroup, reap_stale
@@ -57,23 +58,13 @@ _ETC = ("/etc/alternatives", "/etc/ld.so.cache", "/etc/localtime", "/etc/ssl/ope
 
 def _bound_roots(extra_binds: list[str]) -> list[str]:
     """The host paths :func:`_root_args` and ``extra_binds`` mount (for :func:`mask_args`)."""
-    roots = ["/usr", *(t for t in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
-                       if Path(t).is_dir() and not Path(t).is_symlink())]
+    roots = ["/usr", *(t for t in MERGED_USR_TOPS if Path(t).is_dir() and not Path(t).is_symlink())]
     return roots + [extra_binds[i + 1] for i, a in enumerate(extra_binds) if a == "--ro-bind"]
 
 
 def _root_args() -> list[str]:
     """Read-only system binds: /usr plus the merged-usr links (or dirs) and a few /etc files."""
-    args = ["--ro-bind", "/usr", "/usr"]
-    for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
-        path = Path(top)
-        if path.is_symlink():
-            args += ["--symlink", os.readlink(path), top]
-        elif path.is_dir():
-            args += ["--ro-bind", top, top]
-    for item in _ETC:
-        args += ["--ro-bind-try", item, item]
-    return args
+    return system_binds(_ETC)
 
 
 @functools.cache

@@ -33,10 +33,11 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from ..bwrap import system_binds
+
 _ETC = ("/etc/alternatives", "/etc/ld.so.cache", "/etc/localtime", "/etc/ssl", "/etc/hosts",
         "/etc/resolv.conf", "/etc/nsswitch.conf", "/etc/passwd", "/etc/group",
         "/etc/ca-certificates", "/etc/mime.types")
-_TOPS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 
 
 def minimal_env(extra: dict[str, str], home: str) -> dict[str, str]:
@@ -63,16 +64,7 @@ def bubblewrap_works() -> str:
 
 
 def _system_args() -> list[str]:
-    args = ["--ro-bind", "/usr", "/usr"]
-    for top in _TOPS:
-        path = Path(top)
-        if path.is_symlink():
-            args += ["--symlink", os.readlink(path), top]
-        elif path.is_dir():
-            args += ["--ro-bind", top, top]
-    for item in _ETC:
-        args += ["--ro-bind-try", item, item]
-    return args
+    return system_binds(_ETC)
 
 
 def _venv_root(path: Path) -> Path | None:
