@@ -109,14 +109,17 @@ def build_script(
     limit = " ".join(q(a) for a in prlimit_args(limits, nproc=nproc, address_space=address_space))
     close_fd = f" {fetch_fd}>&-" if fetch_fd is not None else ""
     # The shell's own stderr goes to /dev/null while the program runs (dash reports "Killed"
-    # there for a signalled child); the program gets the real stderr through fd 9, and a raised
-    # oom_score_adj that the shell itself does not have.
-    lines.append("exec 9>&2 2>/dev/null")
+    # there for a signalled child); the program gets the real stderr through a saved fd (9, or
+    # 8 when the fetch side channel is itself fd 9: saving over it would lose the side channel),
+    # and a raised oom_score_adj that the shell itself does not have.
+    saved = 8 if fetch_fd == 9 else 9
+    lines.append(f"exec {saved}>&2 2>/dev/null")
     lines.append(
         "(echo 1000 >/proc/self/oom_score_adj; "
-        f'exec timeout -s KILL {limits.timeout_s:g} prlimit {limit} -- "$@" 2>&9 9>&-{close_fd})'
+        f'exec timeout -s KILL {limits.timeout_s:g} prlimit {limit} -- "$@" '
+        f"2>&{saved} {saved}>&-{close_fd})"
     )
-    lines.append("rc=$?; exec 2>&9 9>&-")
+    lines.append(f"rc=$?; exec 2>&{saved} {saved}>&-")
     if fetch and fetch_fd is not None:
         names = " ".join(q("./" + p) for p in fetch)
         lines.append(f"tar -c -f - -- {names} 2>/dev/null >&{fetch_fd}")
