@@ -7,15 +7,18 @@ from agentgym.multiagent import MultiAgentEnv
 from agentgym.testing import PROBE_KINDS, check_registered_env, check_rewards, malformed_actions
 
 ENV_IDS = agentgym.list_envs()
-HEAVY_FAMILIES = {"web", "gui"}
-"""Families that start a browser or a desktop per instance (seconds per reset)."""
-REPRESENTATIVES = {"miniwob": "miniwob/click-button-v0"}
+HEAVY_FAMILIES = {"web", "gui", "terminal"}
+"""Families that start a browser or a desktop per instance (seconds per reset), or run a fresh
+sandbox per shell command (the terminal family)."""
+REPRESENTATIVES = {"miniwob": "miniwob/click-button-v0", "terminal": "terminal/easy-test-v0"}
 """The id that stands for a heavy namespace in the default suite (else its first id)."""
 COSTLY_FAMILIES = HEAVY_FAMILIES | {"code"}
 """Families whose episodes cost a sandbox run, a browser or a desktop. In the default suite the
 reward probe runs the code family's code probes (always-equal, exit, forged reports, faults) on
-one seed; web and GUI envs take minutes per probe run (a browser or desktop step per probe
-episode), so their probe runs are slow tests. The slow test runs every probe on three seeds."""
+one seed; web, GUI and terminal envs take minutes per probe run (a browser or desktop step, or
+a fresh sandbox per shell command, per probe episode), so their probe runs are slow tests
+(tests/envs/terminal probes the easy split with the family's own probes in the default suite).
+The slow test runs every probe on three seeds."""
 CODE_PROBES = {"always_equal", "exit", "forged", "fault"}
 
 
