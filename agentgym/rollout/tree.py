@@ -152,8 +152,9 @@ async def _grow_child(engine: Engine, shape: TreeShape, node: _Node,
     try:
         return await _grow(engine, shape, node, depth)
     finally:
-        if node.owned:
-            node.worker.close()
+        if node.owned:  # off the loop, as the pool closes a worker: closing may block
+            await asyncio.get_running_loop().run_in_executor(
+                None, node.worker.close, engine.pool.close_timeout_s)
 
 
 async def _fork(engine: Engine, shape: TreeShape, node: _Node, depth: int) -> list[_Node]:
