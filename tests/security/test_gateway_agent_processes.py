@@ -16,6 +16,8 @@ import threading
 import time
 from pathlib import Path
 
+from security.agent_procs import marked
+
 from agentgym.policies.hf import HFPolicy
 from agentgym.trainers import load_config
 from agentgym.trainers.gateway_rollouts import GatewayRollouts
@@ -28,19 +30,6 @@ child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", 
                          start_new_session=True)
 time.sleep(600)
 """
-
-
-def _marked() -> list[int]:
-    """Host pids whose command line holds :data:`MARK` (the agent and its child)."""
-    out = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                if MARK.encode() in f.read():
-                    out.append(int(pid))
-        except OSError:
-            pass
-    return out
 
 
 def _cmdline(pid: int) -> bytes:
@@ -76,10 +65,10 @@ def test_closing_the_run_kills_running_agents_and_their_children(tmp_path: Path)
     try:
         worker.start()
         deadline = time.monotonic() + 120
-        while not any(b"time.sleep(600)" in _cmdline(p) for p in _marked()):
+        while not any(b"time.sleep(600)" in _cmdline(p) for p in marked(MARK)):
             assert time.monotonic() < deadline, "the agent never started its child"
             time.sleep(0.1)
-        pids = _marked()  # the agent, its child (and, jailed, the jail's bwrap processes)
+        pids = marked(MARK)  # the agent, its child (and, jailed, the jail's bwrap processes)
         assert len(pids) >= 2 and all(_alive(p) for p in pids)
     finally:
         rollouts.close()

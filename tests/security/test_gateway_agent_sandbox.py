@@ -14,12 +14,12 @@ started after the agent, posts 0.25.
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from security.agent_procs import marked
 
 from agentgym.envs import webarena
 from agentgym.policies.hf import HFPolicy
@@ -73,18 +73,6 @@ r.raise_for_status()
 """
 
 
-def _lingering() -> list[int]:
-    out = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                if MARK.encode() in f.read():
-                    out.append(int(pid))
-        except OSError:
-            pass
-    return out
-
-
 @pytest.mark.parametrize("sandbox", ["bubblewrap", "none"])
 def test_an_agent_holds_no_reward_credential_and_leaves_nothing(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sandbox: str) -> None:
@@ -118,7 +106,7 @@ def test_an_agent_holds_no_reward_credential_and_leaves_nothing(
     assert traj.reward == 0.25  # the scorer's, never the agent's
     assert took < 100, "the episode waited for the agent's setsid child"
     deadline = time.monotonic() + 30
-    while _lingering() and time.monotonic() < deadline:
+    while marked(MARK) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not _lingering(), "a setsid child of the agent outlived its episode"
+    assert not marked(MARK), "a setsid child of the agent outlived its episode"
 
