@@ -54,6 +54,9 @@ class AgentEnv(gymnasium.Env[Observation, Any]):
     """Tools the agent may call; empty for pure text envs."""
     agentgym_spec: Any = None
     """The :class:`agentgym.EnvSpec` this env was made from (set by :func:`agentgym.make`)."""
+    fork_origin: str = ""
+    """How this env was made by :func:`agentgym.fork`: ``state``, ``snapshot`` or ``replay``
+    (empty for an env that is not a fork)."""
 
     def __init__(self) -> None:
         self.observation_space = observation_space()

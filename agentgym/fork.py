@@ -61,8 +61,8 @@ def _layers(env: Any) -> list[Any]:
     return layers
 
 
-def fork(env: Any, n: int = 1) -> list[Any]:
-    """``n`` independent copies of ``env`` in its current state (see the module docstring)."""
+def _preflight(env: Any, n: int) -> tuple[str, str, ForkTrace]:
+    """``(mode, name, trace)`` of a fork of ``env``; refusals raise here."""
     if n < 1:
         raise ValueError("n must be at least 1")
     base = env.unwrapped
@@ -74,6 +74,22 @@ def fork(env: Any, n: int = 1) -> list[Any]:
     if trace is None:
         raise ForkError(f"{name}: no episode to fork (reset it first, or an action could not "
                         "be recorded)")
+    return mode, name, trace
+
+
+def _reached(child: Any, base: Any, trace: ForkTrace, name: str) -> None:
+    """A replayed ``child`` must show the parent's observation (else ForkError)."""
+    if child.unwrapped._last_text != base._last_text:
+        raise ForkError(f"{name}: replaying {len(trace.actions)} actions did not reach the "
+                        "parent's observation (the env is not deterministic); it cannot be "
+                        "forked by replay")
+    child.unwrapped.fork_origin = "replay"
+
+
+def fork(env: Any, n: int = 1) -> list[Any]:
+    """``n`` independent copies of ``env`` in its current state (see the module docstring)."""
+    base = env.unwrapped
+    mode, name, trace = _preflight(env, n)
     if mode == "state":
         return [_clone(env, trace) for _ in range(n)]
     if mode == "snapshot":
@@ -151,11 +167,7 @@ def _replay(env: Any, n: int, trace: ForkTrace, name: str) -> list[Any]:
             child.reset(seed=trace.seed, options=copy.deepcopy(trace.options))
             for action in trace.actions:
                 child.step(copy.deepcopy(action))
-            if child.unwrapped._last_text != base._last_text:
-                raise ForkError(f"{name}: replaying {len(trace.actions)} actions did not reach "
-                                "the parent's observation (the env is not deterministic); it "
-                                "cannot be forked by replay")
-            child.unwrapped.fork_origin = "replay"
+            _reached(child, base, trace, name)
     except BaseException:
         for child in children:
             child.close()
@@ -171,15 +183,11 @@ async def afork(env: Any, n: int = 1) -> list[Any]:
     async twins here, so the loop that steps them owns them. Others fork in a worker thread.
     """
     base = env.unwrapped
-    if n < 1 or not base._is_async_native() or fork_mode(env) in ("state", "no"):
+    mode, name, trace = _preflight(env, n)
+    if mode == "state" or not base._is_async_native():
         return await asyncio.get_running_loop().run_in_executor(None, fork, env, n)
-    name = getattr(getattr(base, "agentgym_spec", None), "id", type(base).__name__)
-    trace: ForkTrace | None = getattr(base, "_fork_trace", None)
-    if trace is None:
-        raise ForkError(f"{name}: no episode to fork (reset it first, or an action could not "
-                        "be recorded)")
     snaps: list[Any] = []
-    if fork_mode(env) == "snapshot":
+    if mode == "snapshot":
         try:
             snaps = await base.fork_snapshot(n)
         except ForkError:
@@ -211,11 +219,7 @@ async def _areplay(child: Any, trace: ForkTrace, base: Any, name: str) -> None:
     await child.areset(seed=trace.seed, options=copy.deepcopy(trace.options))
     for action in trace.actions:
         await child.astep(copy.deepcopy(action))
-    if child.unwrapped._last_text != base._last_text:
-        raise ForkError(f"{name}: replaying {len(trace.actions)} actions did not reach the "
-                        "parent's observation (the env is not deterministic); it cannot be "
-                        "forked by replay")
-    child.unwrapped.fork_origin = "replay"
+    _reached(child, base, trace, name)
 
 
 __all__ = ["afork", "fork", "fork_mode"]
