@@ -20,7 +20,6 @@ Errors are OpenAI-shaped: ``{"error": {"message", "type", "code"}}`` with the st
 from __future__ import annotations
 
 import dataclasses
-import hmac
 import json
 import secrets
 import time
@@ -34,7 +33,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
 
 from ..serve.guard import GuardSettings, RequestGuard
-from .credentials import RUN, Principal
+from .credentials import RUN, Credentials, Principal
 from .episodes import GatewayError
 from .service import ChatResult, Gateway
 
@@ -115,11 +114,32 @@ def _headers(result: ChatResult) -> dict[str, str]:
     return out
 
 
+def _bearer(authorization: str | None) -> str:
+    """The key of an ``Authorization: Bearer <key>`` header ("" for any other header)."""
+    scheme, _, key = (authorization or "").strip().partition(" ")
+    return key.strip() if scheme.lower() == "bearer" else ""
+
+
+@dataclasses.dataclass(frozen=True)
+class _KeyedGuardSettings(GuardSettings):
+    """The guard's settings, taking the gateway's issued keys as bearers besides the run
+    token, so an unknown bearer is refused before the body is read; which route a key may
+    call is checked per route."""
+
+    credentials: Credentials | None = None
+
+    def token_ok(self, authorization: str | None) -> bool:
+        """Whether the header carries the run token or a live issued key."""
+        return super().token_ok(authorization) or (
+            self.credentials is not None
+            and self.credentials.who(_bearer(authorization)) is not None)
+
+
 def create_app(gateway: Gateway, guard: GuardSettings | None = None) -> Any:
     """The ASGI app of ``gateway`` behind a :class:`RequestGuard` with ``guard`` settings.
 
-    The guard checks Host, Origin and body; the bearer (``guard.token`` is the run token) is
-    checked per route here, since episode keys are bearers too."""
+    The guard checks Host, Origin, body and that the bearer is the run token (``guard.token``)
+    or a live issued key; what each credential may do is checked per route here."""
     settings = guard or GuardSettings()
     run_token = settings.token
     api = FastAPI(title="agentgym gateway", docs_url=None, redoc_url=None, openapi_url=None)
@@ -136,14 +156,12 @@ def create_app(gateway: Gateway, guard: GuardSettings | None = None) -> Any:
                       "invalid_request")
 
     def bearer(request: Request) -> str:
-        scheme, _, key = request.headers.get("authorization", "").partition(" ")
-        return key.strip() if scheme.lower() == "bearer" else ""
+        return _bearer(request.headers.get("authorization"))
 
     def principal(request: Request) -> Principal:
-        key = bearer(request)
-        if run_token is not None and hmac.compare_digest(key.encode(), run_token.encode()):
+        if run_token is not None and settings.token_ok(request.headers.get("authorization")):
             return RUN
-        found = gateway.credentials.who(key)
+        found = gateway.credentials.who(bearer(request))
         if found is not None:
             return found
         if run_token is None:
@@ -237,26 +255,10 @@ def create_app(gateway: Gateway, guard: GuardSettings | None = None) -> Any:
                 "mismatches": [vars(m) for m in ep.mismatches],
                 "trajectories": [t.to_dict() for t in ep.trajectories()]}
 
-    guarded = RequestGuard(api, dataclasses.replace(settings, token=None))
-
-    async def gate(scope: dict[str, Any], receive: Any, send: Any) -> None:
-        """Refuse an unknown bearer before the guard reads the body (as the guard did)."""
-        if run_token is not None and scope["type"] == "http":
-            auth = dict(scope.get("headers", [])).get(b"authorization", b"")
-            scheme, _, key = auth.decode("latin-1").partition(" ")
-            key = key.strip() if scheme.lower() == "bearer" else ""
-            if not (hmac.compare_digest(key.encode(), run_token.encode())
-                    or gateway.credentials.who(key)):
-                body = json.dumps({"detail": "missing, wrong or revoked bearer token "
-                                   "(Authorization: Bearer <token>)"}).encode()
-                await send({"type": "http.response.start", "status": 401, "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode())]})
-                await send({"type": "http.response.body", "body": body})
-                return
-        await guarded(scope, receive, send)
-
-    return gate
+    keyed = _KeyedGuardSettings(**{f.name: getattr(settings, f.name)
+                                   for f in dataclasses.fields(GuardSettings)},
+                                credentials=gateway.credentials)
+    return RequestGuard(api, keyed)
 
 
 __all__ = ["EPISODE_HEADER", "ChatBody", "OpenBody", "RewardBody", "create_app"]
