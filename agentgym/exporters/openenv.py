@@ -36,12 +36,12 @@ a non-loopback address (``AGENTGYM_HOST``), it needs ``AGENTGYM_SERVE_TOKEN``.
 
 import os
 
-from agentgym.serve.guard import TOKEN_ENV
+from agentgym.serve.guard import TOKEN_ENV, is_loopback
 from agentgym.serve.http import create_app
 from agentgym.serve.run import access_for
 
 HOST = os.environ.get("AGENTGYM_HOST", "127.0.0.1")
-if HOST not in ("127.0.0.1", "localhost", "::1") and not os.environ.get(TOKEN_ENV):
+if not is_loopback(HOST) and not os.environ.get(TOKEN_ENV):
     raise SystemExit(f"serving {env_id} on {{HOST}} needs ${{TOKEN_ENV}} (a bearer token)")
 ACCESS = access_for(HOST, allow_public=True)
 app = create_app([{env_id!r}], guard=ACCESS.guard, env_kwargs={{"split": {split!r}}})

@@ -53,7 +53,7 @@ def _reply(request_id: Any, result: Any = None, error: _RpcError | None = None) 
     return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
 
-def _tools(served: ServedEnv, session: Any) -> list[dict[str, Any]]:
+def _tools(session: Any) -> list[dict[str, Any]]:
     toolset = getattr(session.env, "tools", None)
     schemas = toolset.to_openai() if toolset is not None and len(toolset) else []
     out = [dict(_RESET_TOOL)]
@@ -99,7 +99,7 @@ async def _handle(served: ServedEnv, method: str, params: dict[str, Any]) -> Any
         raise _RpcError(PARAMS, "session_id is required (openenv/session/create makes one)")
     async with pool.use(session_id) as session:
         if method == "tools/list":
-            return {"tools": _tools(served, session)}
+            return {"tools": _tools(session)}
         name, arguments = params.get("name"), params.get("arguments", {})
         if not isinstance(name, str) or not isinstance(arguments, dict):
             raise _RpcError(PARAMS, "tools/call needs a name and an arguments object")

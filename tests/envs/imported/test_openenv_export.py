@@ -87,15 +87,6 @@ def test_openenv_cores_own_client_plays_the_export(exported: tuple[Path, str]) -
     assert float(done.stdout.strip().splitlines()[-1]) == 1.0
 
 
-def test_a_public_bind_without_a_token_refuses_to_start(tmp_path: Path) -> None:
-    folder = export_openenv("arith", tmp_path / "a")
-    done = subprocess.run([sys.executable, "-c", "import server.app"], cwd=folder,
-                          env={**os.environ, "AGENTGYM_HOST": "0.0.0.0",
-                               "AGENTGYM_SERVE_TOKEN": ""},
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode != 0 and "needs $AGENTGYM_SERVE_TOKEN" in done.stderr
-
-
 def test_bad_exports_are_refused(tmp_path: Path) -> None:
     with pytest.raises(agentgym.EnvNotFound):
         export_openenv("no-such-env", tmp_path / "x")
