@@ -61,8 +61,13 @@ _INSTRUCTION = """Write the Python function below, complete, in the file `/app/s
 {examples}"""
 _TEST_SH = """#!/bin/bash
 # Reward 1 only when every hidden test passes; written last, after the solution has run.
+# The solution runs inside the checker's process, so exit status 0 alone proves nothing (it
+# can call os._exit(0)): the checker must also end with a line holding this run's nonce.
 mkdir -p /logs/verifier
-if timeout 50 python3 /tests/test_solution.py > /logs/verifier/test-output.txt 2>&1; then
+out=/logs/verifier/test-output.txt
+nonce=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \\n')
+if printf '%s\\n' "$nonce" | timeout 50 python3 /tests/test_solution.py > "$out" 2>&1 \\
+    && [ -n "$nonce" ] && [ "$(tail -n 1 "$out")" = "all passed $nonce" ]; then
   reward=1
 else
   reward=0
@@ -72,6 +77,8 @@ echo "$reward" > /logs/verifier/reward.txt
 _TEST_PY = """import json
 import sys
 
+NONCE = sys.stdin.readline().strip()  # read before the solution runs; test.sh checks it
+OUT = sys.stdout
 TESTS = json.loads({tests!r})
 space = {{"__name__": "solution"}}
 try:
@@ -88,7 +95,9 @@ for test in TESTS:
         failed += 1
         print("FAILED:", test[:200], type(e).__name__)
 print(f"{{len(TESTS) - failed}} of {{len(TESTS)}} passed")
-sys.exit(1 if failed or not TESTS else 0)
+if failed or not TESTS:
+    sys.exit(1)
+print(f"\\nall passed {{NONCE}}", file=OUT, flush=True)
 """
 _SOLVE = """#!/bin/bash
 cat > /app/solution.py <<'AGENTGYM_SOLUTION_EOF'

@@ -135,3 +135,23 @@ def test_a_huge_command_is_the_agents_error_not_a_dead_sandbox(env):
     big = "x" * 60_000  # write_file's own limit is 64 KiB: its base64 still fits one argument
     obs, *_ = env.step(call("write_file", path="/app/big", content=big))
     assert obs["text"].startswith("wrote 60000 bytes")
+
+
+@pytest.mark.parametrize("body", [
+    "import os\nos._exit(0)\n",
+    "import os, sys\nprint('5 of 5 passed')\nsys.stdout.flush()\nos._exit(0)\n",
+], ids=["exit-0", "print-pass-exit-0"])
+def test_an_exported_harbor_task_pays_nothing_for_ending_the_checker_early(tmp_path, body):
+    """Found in review: the exported ``test_solution.py`` loads the solution in its own process
+    and ``test.sh`` paid on exit status 0 alone, so ``os._exit(0)`` in ``/app/solution.py``
+    earned 1 on every exported task."""
+    from agentgym.exporters import export_harbor
+
+    env = TerminalEnv(export_harbor("code/py-functions-v1", tmp_path / "code"), split="all")
+    try:
+        env.reset(options={"index": 0})
+        env.step(call("write_file", path="/app/solution.py", content=body))
+        reward, info = submit(env)
+        assert reward == 0.0, info
+    finally:
+        env.close()
