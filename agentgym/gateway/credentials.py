@@ -19,8 +19,9 @@ nothing about a key.
 from __future__ import annotations
 
 import hashlib
-import secrets
 from dataclasses import dataclass
+
+from ..serve.guard import new_token
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,7 @@ class Credentials:
         return self._by_digest.get(_digest(key)) if key else None
 
     def _issue(self, principal: Principal) -> str:
-        key = secrets.token_urlsafe(32)
+        key = new_token()
         self._by_digest[_digest(key)] = principal
         return key
 
