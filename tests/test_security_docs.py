@@ -9,7 +9,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "security.md"
 SURFACES = ("code", "SQL", "web", "MiniWoB++", "WebArena", "GUI", "search", "retriever", "serve",
-            "remote", "Ray", "reward", "gateway", "vLLM", "context", "twin", "games")
+            "remote", "Ray", "reward", "gateway", "vLLM", "context", "twin", "games",
+            "terminal", "Harbor")
 
 
 def _references() -> list[tuple[str, str]]:
