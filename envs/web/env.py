@@ -288,7 +288,10 @@ class WebEnv(AgentEnv):
             await self._close_session(wait=False)
             return None
 
-    async def _areset(self, options: dict[str, Any]) -> tuple[Observation, dict[str, Any]]:
+    async def attach_session(self) -> BrowserSession:
+        """Take this episode's browser context on the running loop (the last one cleared, a
+        prefetched one or a new one) with a fresh navigation watch; a reset and a fork's
+        restore (``envs/webarena/fork.py``) start this way."""
         loop = asyncio.get_running_loop()
         if self.home_loop is not None and self.home_loop is not loop \
                 and not self.home_loop.is_running():
@@ -302,6 +305,10 @@ class WebEnv(AgentEnv):
         if self.navigation is not None:
             self.navigation.close()
         self.navigation = NavigationWatch(session.context)
+        return session
+
+    async def _areset(self, options: dict[str, Any]) -> tuple[Observation, dict[str, Any]]:
+        session = await self.attach_session()
         self.done, self.steps, self.answer, self.last_error = False, 0, None, ""
         self.element_ids.clear()
         self.goal, info = await self.setup_episode(options)

@@ -137,13 +137,8 @@ async def snapshot(env: Any, n: int) -> list[dict[str, Any]]:
 
 async def restore(env: Any, snap: dict[str, Any]) -> None:
     """Bring the fresh ``env`` (made like the parent) to the snapshot's state on this loop."""
-    from ..web.navigation import NavigationWatch
-
-    env.home_loop = asyncio.get_running_loop()
-    session = await env.prefetcher.take() or await env.open_session()
-    env.session = session
+    session = await env.attach_session()
     env.session_id = snap["sid"]  # the copy is this env's now: its close drops it
-    env.navigation = NavigationWatch(session.context)
     env.element_ids.clear()
     fields = snap["fields"]
     env.task = env.task_set.get(fields["task_id"])
