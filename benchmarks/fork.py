@@ -61,7 +61,12 @@ def percentiles(fn: Callable[[], Any], repeats: int) -> tuple[float, float]:
         times.append((time.perf_counter() - t0) * 1e3)
         for env in result if isinstance(result, list) else [result]:
             env.close()
-    times.sort()
+    return p50_p90(times)
+
+
+def p50_p90(times: list[float]) -> tuple[float, float]:
+    """Median and 90th percentile of ``times``."""
+    times = sorted(times)
     return statistics.median(times), times[int(0.9 * (len(times) - 1))]
 
 
@@ -118,8 +123,7 @@ def measure_async(env_id: str, kwargs: dict[str, Any], action: str, k: int,
                 for child in made:
                     assert child.unwrapped._last_text == env.unwrapped._last_text  # exact
                     await child.aclose()
-            times.sort()
-            return statistics.median(times), times[int(0.9 * (len(times) - 1))]
+            return p50_p90(times)
 
         try:
             forked = await timed(lambda: env.afork(1))
