@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from agentgym.sandbox import RunResult, RunStatus, SandboxLimits
 
 from ._script import KILL_LEFTOVERS, READY, SETUP_EXIT, SETUP_FAILED, prlimit_args
-from .bubblewrap import BubblewrapSandbox
+from ._masks import mask_args
+from .bubblewrap import BubblewrapSandbox, _bound_roots
 
 STATE = "state.tar"
 """Name of the state archive inside the run's ``/work`` (and in :attr:`RunResult.files`)."""
@@ -55,7 +56,9 @@ class BubblewrapShell(BubblewrapSandbox):
 
     ``roots``: top-level directories mounted as tmpfs and persisted between commands;
     ``scratch``: top-level directories mounted (empty) but never persisted (``tests``);
-    ``env``: extra environment variables (a task's ``ENV``); ``workdir``: where commands start.
+    ``env``: extra environment variables (a task's ``ENV``); ``workdir``: where commands start;
+    ``hide``: host folders shown empty should a bound system path hold them (a task folder with
+    its tests and solution kept under ``/usr``), as agentgym's own package folders are.
     """
 
     name = "bubblewrap-shell"
@@ -69,8 +72,11 @@ class BubblewrapShell(BubblewrapSandbox):
         env: dict[str, str] | None = None,
         workdir: str = "/app",
         use_cgroup: bool | None = None,
+        hide: tuple[str, ...] = (),
     ) -> None:
         super().__init__(limits, use_cgroup=use_cgroup)
+        if hide:
+            self._masks = self._masks + mask_args(_bound_roots(self._extra_binds), hide)
         for name in (*roots, *scratch):
             if not name or "/" in name or name in (".", "..", "usr", "proc", "dev", "work"):
                 raise ValueError(f"bad root directory {name!r}")

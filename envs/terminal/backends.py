@@ -76,6 +76,7 @@ class TarSession:
         one episode at a time): one container per env, not per task."""
         self._shells: dict[tuple[tuple[str, str], ...], Any] = {}
         self._env = plan.env
+        self._task_path = str(task.path)
         self.initial_state = _build(task, plan, self)
 
     def _check_packages(self, task: HarborTask, plan: BuildPlan) -> None:
@@ -89,7 +90,7 @@ class TarSession:
         from agentgym.sandboxes.bubblewrap_session import BubblewrapShell
 
         return BubblewrapShell(self.limits, roots=self.roots, scratch=("tests",),
-                               workdir=self.workdir, env=env)
+                               workdir=self.workdir, env=env, hide=(self._task_path,))
 
     def _shell(self, env: dict[str, str] | None) -> Any:
         key = tuple(sorted({**self._env, **(env or {})}.items()))

@@ -155,3 +155,31 @@ def test_an_exported_harbor_task_pays_nothing_for_ending_the_checker_early(tmp_p
         assert reward == 0.0, info
     finally:
         env.close()
+
+
+def test_a_task_folder_under_a_bound_system_path_is_hidden_from_the_agent():
+    """Found in review: the sandbox binds ``/usr`` read-only and masked only agentgym's own
+    package folders, so a Harbor task kept under ``/usr`` (a system-wide dataset install) showed
+    its ``tests/`` and ``solution/`` to the agent's commands."""
+    import shutil
+    import tempfile
+
+    share = Path("/usr/local/share")
+    if not os.access(share, os.W_OK):
+        pytest.skip("needs a writable /usr/local/share (root) to place a task under /usr")
+    fixture = Path(__file__).resolve().parents[1] / "envs" / "terminal" / "fixtures"
+    holder = Path(tempfile.mkdtemp(prefix="agentgym-review-", dir=share))
+    holder.chmod(0o755)  # as a system-wide install is: readable by every user
+    try:
+        task = shutil.copytree(fixture / "harbor-hello", holder / "harbor-hello")
+        env = TerminalEnv(task, split="all", command_timeout_s=5)
+        try:
+            env.reset(options={"index": 0})
+            out, _ = bash(env, f"cat {task}/tests/test.sh {task}/solution/solve.sh 2>&1; "
+                               f"ls -A {task} | wc -l")
+            assert "reward.json" not in out and "Hello" not in out, out
+            assert out.split("[exit status")[0].strip().endswith("0"), out  # an empty folder
+        finally:
+            env.close()
+    finally:
+        shutil.rmtree(holder)
