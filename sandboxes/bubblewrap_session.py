@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 from agentgym.sandbox import RunResult, RunStatus, SandboxLimits
 
-from ._script import KILL_LEFTOVERS, READY, SETUP_EXIT, SETUP_FAILED, prlimit_args
 from ._masks import mask_args
+from ._script import KILL_LEFTOVERS, READY, SETUP_EXIT, SETUP_FAILED, prlimit_args
 from .bubblewrap import BubblewrapSandbox, _bound_roots
 
 STATE = "state.tar"
