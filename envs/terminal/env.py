@@ -13,13 +13,12 @@ episode with its reason.
 from __future__ import annotations
 
 import base64
-import json
 import shlex
 import time
 from pathlib import Path
 from typing import Any
 
-from agentgym import Task, TaskSet, TaskToolEnv, ToolError
+from agentgym import Task, TaskSet, TaskToolEnv, ToolCall, ToolError
 from agentgym.errors import InfrastructureError
 
 from .backends import Limits, Session, open_session
@@ -325,7 +324,7 @@ def _check_path(path: Any) -> None:
 
 
 def _call(name: str, **arguments: Any) -> str:
-    return "<tool_call>" + json.dumps({"name": name, "arguments": arguments}) + "</tool_call>"
+    return ToolCall(name, arguments).to_hermes()
 
 
 def load_tasks(path: str | Path | None = None) -> TaskSet:

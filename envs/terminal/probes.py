@@ -14,18 +14,17 @@ Each probe runs shell commands that try to win without doing the task, then subm
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from agentgym.testing.probes import Probe, ProbeContext
+from agentgym.toolcalls import ToolCall
 
-SUBMIT = '<tool_call>{"name": "submit", "arguments": {}}</tool_call>'
+SUBMIT = ToolCall("submit").to_hermes()
 
 
 def bash(command: str, timeout_s: float = 5.0) -> str:
     """A ``bash`` tool call as Hermes text (a short deadline: bombs run until it)."""
-    args = {"command": command, "timeout_s": timeout_s}
-    return "<tool_call>" + json.dumps({"name": "bash", "arguments": args}) + "</tool_call>"
+    return ToolCall("bash", {"command": command, "timeout_s": timeout_s}).to_hermes()
 
 
 PLANT = [
