@@ -20,6 +20,7 @@ import io
 import shlex
 import tarfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from agentgym.sandbox import RunResult, RunStatus, SandboxLimits
@@ -166,14 +167,10 @@ def _output(result: RunResult, timeout_s: float) -> ShellOutput:
 def add_files(state: bytes, files: dict[str, bytes], mode: int = 0o644) -> bytes:
     """``state`` (a tar, or ``b""``) with ``files`` (absolute paths) added on top; a file that
     starts with ``#!`` is made executable."""
+    names = {p.lstrip("/") for p in files}
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w", format=tarfile.GNU_FORMAT) as out:
-        if state:
-            with tarfile.open(fileobj=io.BytesIO(state), mode="r:") as old:
-                for member in old:
-                    if _norm(member.name) in {p.lstrip("/") for p in files}:
-                        continue
-                    out.addfile(member, old.extractfile(member) if member.isreg() else None)
+        _copy_entries(state, out, names.__contains__)
         for path, content in sorted(files.items()):
             name = path.lstrip("/")
             if not name or ".." in name.split("/"):
@@ -184,6 +181,29 @@ def add_files(state: bytes, files: dict[str, bytes], mode: int = 0o644) -> bytes
             info.mode = 0o755 if content.startswith(b"#!") else mode
             out.addfile(info, io.BytesIO(content))
     return buf.getvalue()
+
+
+def drop_paths(state: bytes, prefixes: tuple[str, ...]) -> bytes:
+    """``state`` without the entries under ``prefixes`` (relative, e.g. ``logs/verifier``);
+    raises ``tarfile.TarError`` (or ``EOFError``, ``OSError``) for a damaged archive."""
+    if not state:
+        return state
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.GNU_FORMAT) as out:
+        _copy_entries(state, out, lambda name: any(
+            name == p or name.startswith(p + "/") for p in prefixes))
+    return buf.getvalue()
+
+
+def _copy_entries(state: bytes, out: tarfile.TarFile, drop: Callable[[str], bool]) -> None:
+    """Copy the entries of ``state`` (``b""``: none) into ``out``, but those whose name
+    (without ``./`` and outer slashes) ``drop`` accepts."""
+    if not state:
+        return
+    with tarfile.open(fileobj=io.BytesIO(state), mode="r:") as old:
+        for member in old:
+            if not drop(_norm(member.name)):
+                out.addfile(member, old.extractfile(member) if member.isreg() else None)
 
 
 def _norm(name: str) -> str:
@@ -209,4 +229,4 @@ def read_state_file(state: bytes, path: str, max_bytes: int = 1 << 20) -> bytes 
         return None
 
 
-__all__ = ["BubblewrapShell", "ShellOutput", "add_files", "read_state_file"]
+__all__ = ["BubblewrapShell", "ShellOutput", "add_files", "drop_paths", "read_state_file"]

@@ -8,12 +8,11 @@ number: a missing file, a link, text that is not a number, NaN or infinity is a 
 
 from __future__ import annotations
 
-import io
 import json
 import math
 import tarfile
 
-from agentgym.sandboxes.bubblewrap_session import read_state_file
+from agentgym.sandboxes.bubblewrap_session import drop_paths, read_state_file
 
 TXT = "/logs/verifier/reward.txt"
 JSON = "/logs/verifier/reward.json"
@@ -71,21 +70,10 @@ def read_reward(state: bytes) -> tuple[float, str]:
 def strip_paths(state: bytes, prefixes: tuple[str, ...]) -> bytes:
     """``state`` without the entries under ``prefixes`` (relative, e.g. ``logs/verifier``):
     the host-side wipe of what the agent may have planted where the verifier writes."""
-    if not state:
-        return state
-    buf = io.BytesIO()
     try:
-        with tarfile.open(fileobj=io.BytesIO(state), mode="r:") as old, \
-                tarfile.open(fileobj=buf, mode="w", format=tarfile.GNU_FORMAT) as out:
-            for member in old:
-                name = member.name[2:] if member.name.startswith("./") else member.name
-                name = name.strip("/")
-                if any(name == p or name.startswith(p + "/") for p in prefixes):
-                    continue
-                out.addfile(member, old.extractfile(member) if member.isreg() else None)
+        return drop_paths(state, prefixes)
     except (tarfile.TarError, EOFError, OSError) as e:
         raise ValueError(f"the filesystem state is damaged: {e}") from None
-    return buf.getvalue()
 
 
 __all__ = ["JSON", "TXT", "parse_reward_json", "parse_reward_txt", "read_reward",
