@@ -47,8 +47,11 @@ def worker_python() -> Path:
 class VerifiedScorer:
     """One worker process; :meth:`call` is thread-safe (requests go one at a time)."""
 
-    def __init__(self, python: Path | None = None) -> None:
+    def __init__(self, python: Path | None = None, *, timeout_s: float = 120.0) -> None:
         self.python = python
+        self.timeout_s = timeout_s
+        """Longest wait for one reply: past it the worker is killed (the call raises
+        :class:`VerifiedWorkerError`) and the next call starts a fresh one."""
         self._proc: subprocess.Popen[str] | None = None
         self._lock = threading.Lock()
 
@@ -65,6 +68,14 @@ class VerifiedScorer:
                 self._proc = self._start()
             proc = self._proc
             assert proc.stdin is not None and proc.stdout is not None  # noqa: S101
+            expired = threading.Event()
+
+            def expire() -> None:  # ends a blocked write or read: the pipes close
+                expired.set()
+                proc.kill()
+
+            deadline = threading.Timer(self.timeout_s, expire)
+            deadline.start()
             try:
                 proc.stdin.write(json.dumps(request) + "\n")
                 proc.stdin.flush()
@@ -72,7 +83,11 @@ class VerifiedScorer:
                 reply = json.loads(line)
             except (OSError, ValueError) as e:
                 self._stop()
-                raise VerifiedWorkerError(f"the webarena-verified worker failed: {e}") from e
+                why = (f"no reply within {self.timeout_s:g} s (killed)" if expired.is_set()
+                       else str(e))
+                raise VerifiedWorkerError(f"the webarena-verified worker failed: {why}") from e
+            finally:
+                deadline.cancel()
             if not isinstance(reply, dict):
                 self._stop()
                 raise VerifiedWorkerError("the webarena-verified worker answered a non-object")
