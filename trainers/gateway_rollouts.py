@@ -124,8 +124,10 @@ class AgentSettings:
             raise ConfigError("gateway.reward: posted needs gateway.scorer, the program that "
                               "posts each episode's reward with its reward key (an agent's key "
                               "cannot post one)")
-        if out.timeout_s <= 0 or out.concurrency < 1 or out.memory_mb < 0:
+        if out.timeout_s <= 0 or out.concurrency < 1:
             raise ConfigError("gateway.timeout_s and gateway.concurrency must be positive")
+        if out.memory_mb < 0:
+            raise ConfigError("gateway.memory_mb must be 0 (no limit) or more")
         if out.sandbox not in ("auto", "bubblewrap", "none"):
             raise ConfigError("gateway.sandbox must be auto, bubblewrap or none")
         if out.sandbox == "bubblewrap" and bubblewrap_works():

@@ -85,3 +85,12 @@ def test_summarised_context_with_the_gateway_is_refused_at_config_load() -> None
     with pytest.raises(ConfigError, match="summary_budget.*rollout_source: engine"):
         load_config(None, ["rollout_source=gateway", "summary_budget=90"])
     load_config(None, ["summary_budget=90"])  # with the engine it loads
+
+
+def test_a_negative_memory_limit_is_refused_by_name() -> None:
+    from agentgym import ConfigError
+    from agentgym.trainers.gateway_rollouts import AgentSettings
+
+    with pytest.raises(ConfigError, match="memory_mb"):
+        AgentSettings.from_config({"agent": "python agent.py", "memory_mb": -1})
+    assert AgentSettings.from_config({"agent": "python agent.py", "memory_mb": 0}).memory_mb == 0
