@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -91,12 +92,27 @@ def _read_tree(folder: Path) -> dict[str, bytes]:
     return out
 
 
-def _seconds(table: dict[str, Any], key: str, default: float, where: str) -> float:
+def _positive(table: dict[str, Any], key: str, default: float, where: str) -> float:
     value = table.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) \
             or value <= 0:
         raise TaskError(f"{where}: {key} must be a positive number, not {value!r}")
     return float(value)
+
+
+def _size_mb(table: dict[str, Any], key: str, default: int, where: str) -> int:
+    """``<key>_mb``, else Harbor's deprecated ``<key>`` (a size such as ``"2G"`` or ``"512M"``;
+    a bare number is megabytes), else ``default``."""
+    if f"{key}_mb" in table or key not in table:
+        return max(1, int(_positive(table, f"{key}_mb", default, where)))
+    legacy = table[key]
+    if not isinstance(legacy, str):
+        return max(1, int(_positive(table, key, default, where)))
+    found = re.fullmatch(r"\s*(\d+(?:\.\d*)?)\s*([GMK])\s*", legacy, re.IGNORECASE)
+    if found is None:
+        raise TaskError(f"{where}: {key} must be a size such as '2G' or '512M', not {legacy!r}")
+    size = float(found[1]) * {"G": 1024, "M": 1, "K": 1 / 1024}[found[2].upper()]
+    return max(1, int(size))
 
 
 def _table(config: dict[str, Any], key: str, where: str) -> dict[str, Any]:
@@ -134,8 +150,8 @@ def load_task(path: str | Path) -> HarborTask:
     verifier = _table(config, "verifier", where)
     environment = _table(config, "environment", where)
     metadata = _table(config, "metadata", where)
-    agent_s = _seconds(agent, "timeout_sec", 600.0, where)
-    verifier_s = _seconds(verifier, "timeout_sec", 600.0, where)
+    agent_s = _positive(agent, "timeout_sec", 600.0, where)
+    verifier_s = _positive(verifier, "timeout_sec", 600.0, where)
     shared_tests = _read_tree(root / "tests")
     steps: list[HarborStep] = []
     raw_steps = config.get("steps")
@@ -152,8 +168,8 @@ def load_task(path: str | Path) -> HarborTask:
             tests = {**shared_tests, **_read_tree(folder / "tests")}
             steps.append(HarborStep(
                 name, _text(folder / "instruction.md"), tests, _read_tree(folder / "solution"),
-                _seconds(s_agent, "timeout_sec", agent_s, where),
-                _seconds(s_verifier, "timeout_sec", STEP_VERIFIER_TIMEOUT_S, where),
+                _positive(s_agent, "timeout_sec", agent_s, where),
+                _positive(s_verifier, "timeout_sec", STEP_VERIFIER_TIMEOUT_S, where),
                 {**_env(verifier, where), **_env(s_verifier, where)},
             ))
     else:
@@ -171,16 +187,16 @@ def load_task(path: str | Path) -> HarborTask:
     if dockerfile is None:
         raise TaskError(f"{where}: no environment/Dockerfile (docker-compose tasks are not "
                         "supported yet)")
-    memory = environment.get("memory_mb", environment.get("memory", 2048))
-    storage = environment.get("storage_mb", environment.get("storage", 10240))
+    memory = _size_mb(environment, "memory", 2048, where)
+    storage = _size_mb(environment, "storage", 10240, where)
     return HarborTask(
         path=root, name=str(config.get("task", {}).get("name", root.name)) if isinstance(
             config.get("task"), dict) else root.name,
         steps=tuple(steps), dockerfile=dockerfile.decode("utf-8", "replace"),
         environment_files=env_files, metadata=metadata,
-        cpus=float(environment.get("cpus", 1)), memory_mb=int(memory),
-        storage_mb=int(storage), allow_internet=bool(environment.get("allow_internet", False)),
-        build_timeout_s=_seconds(environment, "build_timeout_sec", 600.0, where),
+        cpus=_positive(environment, "cpus", 1, where), memory_mb=memory,
+        storage_mb=storage, allow_internet=bool(environment.get("allow_internet", False)),
+        build_timeout_s=_positive(environment, "build_timeout_sec", 600.0, where),
         reward_strategy=strategy,
     )
 

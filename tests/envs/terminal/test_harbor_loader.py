@@ -92,6 +92,23 @@ def test_bad_task_files_are_named(tmp_path, toml, files, message):
         load_task(root)
 
 
+@pytest.mark.parametrize("line", ["memory_mb = 'lots'", "memory = 'lots'", "cpus = 'two'",
+                                  "storage_mb = -1", "cpus = nan"])
+def test_bad_resources_are_named_not_a_crash(tmp_path, line):
+    """Found in review: ``[environment]`` resources went through ``int()``/``float()`` unchecked,
+    so a string was a bare ValueError (and a negative size a negative limit)."""
+    root = _task(tmp_path, f"[environment]\n{line}\n")
+    with pytest.raises(TaskError, match=line.split()[0]):
+        load_task(root)
+
+
+def test_harbors_deprecated_size_strings_are_read(tmp_path):
+    """``memory = "2G"`` / ``storage = "512M"`` (older Harbor and Terminal-Bench tasks; Harbor
+    0.25 still migrates them) crashed the loader with a bare ValueError."""
+    task = load_task(_task(tmp_path, "[environment]\nmemory = '2G'\nstorage = '512M'\n"))
+    assert (task.memory_mb, task.storage_mb) == (2048, 512)
+
+
 def test_missing_pieces_are_errors(tmp_path):
     root = _task(tmp_path, "")
     (root / "tests" / "test.sh").unlink()
