@@ -243,7 +243,7 @@ class GatewayRollouts:
             argv = list(self.settings.agent)
             if self.jail is not None:
                 argv = self.jail.argv(argv, home)
-            reason, tail = self._run_program("agent", argv, env, None,
+            reason, tail = self._run_program("agent", argv, env,
                                              self.jail.preexec() if self.jail else None)
             if reason or self.settings.reward != "posted":
                 return reason, tail
@@ -251,13 +251,12 @@ class GatewayRollouts:
                           f"{self.server.url}/episodes/{episode}/reward",
                           "AGENTGYM_REWARD_KEY": keys.reward, "AGENTGYM_TASK_ID": task_id,
                           "AGENTGYM_EPISODE_ID": episode}
-            reason, _ = self._run_program("scorer", list(self.settings.scorer), scorer_env,
-                                          None, None)
+            reason, _ = self._run_program("scorer", list(self.settings.scorer), scorer_env, None)
             return reason, tail
         finally:
             shutil.rmtree(home, ignore_errors=True)
 
-    def _run_program(self, what: str, argv: list[str], env: dict[str, str], cwd: str | None,
+    def _run_program(self, what: str, argv: list[str], env: dict[str, str],
                      preexec: Any) -> tuple[str, str]:
         """Run one program in its own process group; ``(abort reason or "", stderr tail)``.
 
@@ -269,7 +268,7 @@ class GatewayRollouts:
                 if self._closing:
                     return "the run is closing", ""
                 proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=err,
-                                        start_new_session=True, preexec_fn=preexec, cwd=cwd)
+                                        start_new_session=True, preexec_fn=preexec)
                 self._agents.add(proc)
             try:
                 proc.wait(timeout=self.settings.timeout_s)
