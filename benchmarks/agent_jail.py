@@ -3,7 +3,8 @@
 Each gateway episode starts one agent program. This times ``python -c pass`` (the trainer's
 interpreter, as ``gateway.agent: [python, ...]`` runs it) started plain with the minimal
 environment, and inside :class:`agentgym.gateway.AgentJail` (own pid namespace, read-only
-system view, fresh HOME), ``--runs`` times each, alternating, and the per-request cost of
+system view, fresh HOME; building the jail's argv counts, as each episode builds one),
+``--runs`` times each, alternating, and the per-request cost of
 resolving a bearer to its episode key (:class:`agentgym.gateway.Credentials`).
 
 The last line is ``jail_vs_plain_agent_start_time=<jailed seconds / plain seconds>``.
@@ -19,13 +20,15 @@ import sys
 import tempfile
 import time
 import timeit
+from collections.abc import Callable
 
 from agentgym.gateway import AgentJail, Credentials, bubblewrap_works, minimal_env
 
 
-def _start(argv: list[str], env: dict[str, str]) -> float:
+def _start(argv: Callable[[], list[str]], env: dict[str, str]) -> float:
+    """Seconds to build the argv (what an episode pays for it) and run it to its end."""
     t0 = time.perf_counter()
-    subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(argv(), env=env, check=True, stdout=subprocess.DEVNULL)
     return time.perf_counter() - t0
 
 
@@ -43,8 +46,8 @@ def main() -> None:
         jail = AgentJail()
         plain, jailed = [], []
         for _ in range(args.runs):
-            plain.append(_start(agent, env))
-            jailed.append(_start(jail.argv(agent, home), env))
+            plain.append(_start(lambda: agent, env))
+            jailed.append(_start(lambda: jail.argv(agent, home), env))
     finally:
         shutil.rmtree(home, ignore_errors=True)
     creds = Credentials()
