@@ -201,7 +201,8 @@ class TerminalEnv(TaskToolEnv):
         out = self._exec(command, deadline)
         return self._render(out, deadline)
 
-    def _render(self, out: Any, deadline: float) -> str:
+    def _output(self, out: Any) -> str:
+        """stdout then stderr, cut in the middle past ``max_output_chars``; no status line."""
         text = out.stdout
         if out.stderr:
             text += ("" if not text or text.endswith("\n") else "\n") + out.stderr
@@ -212,6 +213,10 @@ class TerminalEnv(TaskToolEnv):
                    f"...\n{tail}"
         if out.truncated:
             text += "\n[output over the capture limit was discarded]"
+        return text.rstrip() if text.strip() else ""
+
+    def _render(self, out: Any, deadline: float) -> str:
+        text = self._output(out)
         if out.timed_out:
             status = f"[timed out after {deadline:g}s: the command was killed]"
         elif out.memory_killed:
@@ -221,7 +226,7 @@ class TerminalEnv(TaskToolEnv):
         if out.state is None:
             status += ("\n[this command's changes to the filesystem were lost: they could not "
                        f"be saved, or grew past {self.max_state_bytes >> 20} MiB]")
-        return f"{text.rstrip()}\n{status}" if text.strip() else status
+        return f"{text}\n{status}" if text else status
 
     def read_file(self, path: str) -> str:
         """Show a text file.
@@ -233,7 +238,7 @@ class TerminalEnv(TaskToolEnv):
         out = self._exec(f"cat -- {shlex.quote(path)}", self._deadline(None))
         if out.exit_code != 0:
             raise ToolError((out.stderr or "cannot read the file").strip()[:500])
-        return self._render(out, 0)[: -len("\n[exit status: 0]")] or "(empty file)"
+        return self._output(out) or "(empty file)"
 
     def write_file(self, path: str, content: str) -> str:
         """Write (create or replace) a text file; parent folders are created.
