@@ -32,6 +32,8 @@ import re
 from collections.abc import Callable
 from urllib.parse import parse_qsl, unquote, urlsplit
 
+from .official_helpers import EvalSpecError
+
 EVAL_MODES = ("strict", "official")
 """``strict`` (the default: training) and ``official`` (WebArena's semantics: reporting)."""
 LENGTH_FACTOR = 2
@@ -87,7 +89,7 @@ def strict_url_score(reference_url: str, pred_url: str, note: str = "GOLD in PRE
     """1 when the final URL is one gold alternative, both normalised (see the module);
     ``prefix_ok``: the gold path may be a segment prefix of the final one."""
     if note != "GOLD in PRED":
-        raise ValueError(f"url_note {note!r} is not implemented (only 'GOLD in PRED')")
+        raise EvalSpecError(f"url_note {note!r} is not implemented (only 'GOLD in PRED')")
     pred = normalise_url(pred_url)
     if pred is None:
         return 0.0
