@@ -32,6 +32,15 @@ CHECK_LIB = r"""set -eu
 ans() { tr -d '[:space:]' < "$1"; }
 norm() { sed -e 's/[[:space:]]*$//' "$1" | awk 'NF{for(i=0;i<b;i++)print "";b=0;print;next}{b++}'; }
 same() { diff <(norm "$1") <(norm "$2") >/dev/null; }
+# py: run the Python check on stdin in /tmp, isolated (-I: neither the working directory nor
+# PYTHON* variables reach sys.path); it passes only by reaching its end, which prints this run's
+# nonce (the agent's code it imports could otherwise end the process with status 0)
+py() {
+  local nonce
+  nonce=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+  [ "$( { cat; printf '\nprint("passed", __import__("sys").argv[1])\n'; } \
+      | (cd /tmp && timeout 10 python3 -I - "$nonce") | tail -n 1)" = "passed $nonce" ]
+}
 """
 
 TEST_SH = """#!/bin/bash
@@ -528,9 +537,9 @@ task(name="py-fix-off-by-one", split="train", difficulty="medium", category="deb
      files={"mathx.py": "def total(n):\n    s = 0\n    for i in range(n):\n        s += i\n"
                         "    return s\n"},
      solve="sed -i 's/range(n)/range(1, n + 1)/' /app/mathx.py",
-     check="cd /tmp && timeout 10 python3 -c \"import sys; sys.path.insert(0, '/app'); "
-           "import mathx; assert [mathx.total(k) for k in (-3, 0, 1, 2, 10, 57)] == "
-           "[0, 0, 1, 3, 55, 1653]\"",
+     check="py <<'PY'\nimport sys\nsys.path.insert(0, '/app')\nimport mathx\n"
+           "assert [mathx.total(k) for k in (-3, 0, 1, 2, 10, 57)] == [0, 0, 1, 3, 55, 1653]\n"
+           "PY",
      wrong=["printf 'def total(n):\\n    return 55\\n' > /app/mathx.py"])
 
 task(name="py-fix-import", split="test", difficulty="easy", category="debug-python",
@@ -555,7 +564,7 @@ task(name="py-fix-kv-parser", split="train", difficulty="medium", category="debu
            "        if not line or line.startswith('#'):\n            continue\n"
            "        key, _, value = line.partition('=')\n"
            "        out[key.strip()] = value.strip()\n    return out\nEOF",
-     check="cd /tmp && timeout 10 python3 - <<'PY'\nimport sys\nsys.path.insert(0, '/app')\n"
+     check="py <<'PY'\nimport sys\nsys.path.insert(0, '/app')\n"
            "import kv\nassert kv.parse('a=1\\n\\n# c\\n b = x=y \\nurl=h://q?a=b') == "
            "{'a': '1', 'b': 'x=y', 'url': 'h://q?a=b'}\nassert kv.parse('') == {}\nPY",
      wrong=["printf 'def parse(text):\\n    return {}\\n' > /app/kv.py"])
@@ -581,7 +590,7 @@ task(name="py-write-ipv4-check", split="test", difficulty="hard", category="debu
            "        if not p.isdigit() or not p.isascii() or (len(p) > 1 and p[0] == '0'):\n"
            "            return False\n        if int(p) > 255:\n            return False\n"
            "    return True\nEOF",
-     check="cd /tmp && timeout 10 python3 - <<'PY'\nimport sys\nsys.path.insert(0, '/app')\n"
+     check="py <<'PY'\nimport sys\nsys.path.insert(0, '/app')\n"
            "from ipcheck import is_ipv4\ngood = ['10.0.0.1', '255.255.255.255', '0.0.0.0', "
            "'192.168.1.20']\nbad = ['256.1.1.1', '1.2.3', '1.2.3.4.5', '01.2.3.4', 'a.b.c.d', "
            "'', '1..2.3', '1.2.3.-4', ' 1.2.3.4']\nassert all(is_ipv4(g) for g in good)\n"
@@ -968,7 +977,7 @@ task(name="json-config-edit", split="train", difficulty="easy", category="config
      packages=["jq"],
      solve="jq '.debug = false | .workers = 4' /app/config.json > /tmp/c && "
            "cat /tmp/c > /app/config.json",
-     check="python3 - <<'PY'\nimport json\nc = json.load(open('/app/config.json'))\n"
+     check="py <<'PY'\nimport json\nc = json.load(open('/app/config.json'))\n"
            "assert c == {'name': 'api', 'debug': False, 'workers': 4, "
            "'db': {'host': 'db1', 'port': 5432}}, c\nPY",
      wrong=["echo '{\"debug\": false, \"workers\": 4}' > /app/config.json"])
@@ -990,7 +999,7 @@ task(name="systemd-unit", split="train", difficulty="medium", category="config",
      solve="printf '[Unit]\\nDescription=My app\\n\\n[Service]\\nExecStart=/usr/bin/python3 "
            "/app/server.py\\nUser=app\\nRestart=on-failure\\n\\n[Install]\\n"
            "WantedBy=multi-user.target\\n' > /app/myapp.service",
-     check="python3 - <<'PY'\nimport configparser\nc = configparser.ConfigParser(strict=False, "
+     check="py <<'PY'\nimport configparser\nc = configparser.ConfigParser(strict=False, "
            "interpolation=None)\nc.optionxform = str\nc.read('/app/myapp.service')\n"
            "assert c['Unit']['Description'] == 'My app'\n"
            "assert c['Service']['ExecStart'] == '/usr/bin/python3 /app/server.py'\n"
@@ -1036,8 +1045,8 @@ task(name="env-file", split="train", difficulty="easy", category="config",
      files={"dbname.txt": "orders_prod_19\n"},
      solve="printf 'DB_HOST=db.internal\\nDB_PORT=5433\\nDB_NAME=%s\\n' \"$(cat /app/dbname.txt)\""
            " > /app/.env",
-     check="set -a\n. /app/.env\nset +a\n[ \"$DB_HOST\" = db.internal ]\n[ \"$DB_PORT\" = 5433 ]\n"
-           "[ \"$DB_NAME\" = orders_prod_19 ]",
+     check="[ \"$( (set -a; . /app/.env >/dev/null 2>&1; printf '%s|%s|%s' \"$DB_HOST\" "
+           "\"$DB_PORT\" \"$DB_NAME\") )\" = 'db.internal|5433|orders_prod_19' ]",
      wrong=["printf 'DB_HOST=db.internal\\nDB_PORT=5433\\n' > /app/.env"])
 
 task(name="ini-merge", split="test", difficulty="medium", category="config",
@@ -1049,7 +1058,7 @@ task(name="ini-merge", split="test", difficulty="medium", category="config",
      solve="python3 - <<'PY'\nimport configparser\nc = configparser.ConfigParser()\n"
            "c.read(['/app/base.ini', '/app/override.ini'])\n"
            "c.write(open('/app/merged.ini', 'w'))\nPY",
-     check="python3 - <<'PY'\nimport configparser\nc = configparser.ConfigParser()\n"
+     check="py <<'PY'\nimport configparser\nc = configparser.ConfigParser()\n"
            "assert c.read('/app/merged.ini')\n"
            "got = {s: dict(c[s]) for s in c.sections()}\n"
            "assert got == {'db': {'host': 'a', 'port': '2', 'user': 'svc'}, "

@@ -183,3 +183,20 @@ def test_a_task_folder_under_a_bound_system_path_is_hidden_from_the_agent():
             env.close()
     finally:
         shutil.rmtree(holder)
+
+
+@pytest.mark.parametrize("task_id, path, content", [
+    ("py-fix-kv-parser", "/app/kv.py", "import os\nos._exit(0)\n"),
+    ("py-fix-off-by-one", "/app/mathx.py", "import os\nos._exit(0)\n"),
+    ("json-config-edit", "/app/json.py", "import os\nos._exit(0)\n"),
+    ("systemd-unit", "/app/configparser.py", "import os\nos._exit(0)\n"),
+    ("env-file", "/app/.env", "exit 0\n"),
+], ids=["module-exits", "module-exits-c", "shadow-json", "shadow-configparser", "env-exits"])
+def test_code_the_check_runs_cannot_end_it_early_as_a_pass(env, task_id, path, content):
+    """Found in review: bundled checks import the agent's module (or source its ``.env``) in
+    the checking process, and ran ``python3 -`` in ``/app`` (its cwd first on ``sys.path``), so
+    ``os._exit(0)`` in the module, a planted ``/app/json.py`` or ``exit 0`` in ``.env`` ended
+    the check with status 0: reward 1."""
+    env.reset(options={"task_id": task_id})
+    env.step(call("write_file", path=path, content=content))
+    assert submit(env)[0] == 0.0
