@@ -23,7 +23,7 @@ from agentgym.errors import InfrastructureError
 
 from .backends import Limits, Session, open_session
 from .harbor import HarborStep, HarborTask, get_task, load_taskset
-from .rewards import read_reward, strip_paths
+from .rewards import KILLED, LEFTOVERS, VERIFY, read_reward, strip_paths
 
 BUNDLED = Path(__file__).resolve().parent / "tasks"
 """The bundled task folder (Harbor layout, one folder per task)."""
@@ -284,14 +284,18 @@ class TerminalEnv(TaskToolEnv):
             state = strip_paths(self.state, ("logs/verifier", "tests"))
         except ValueError as e:
             return 0.0, str(e)
-        command = ("chmod -R u+rwX /logs/verifier 2>/dev/null; rm -rf /logs/verifier; "
-                   "mkdir -p /logs/verifier && bash /tests/test.sh")
-        out = self.session.exec(command, state=state, timeout_s=step.verifier_timeout_s,
+        out = self.session.exec(VERIFY, state=state, timeout_s=step.verifier_timeout_s,
                                 files=files, env=step.verifier_env)
         if out.error:
             raise InfrastructureError(f"the verifier's sandbox failed: {out.error}")
         if out.timed_out:
             return 0.0, f"verifier timed out after {step.verifier_timeout_s:g}s"
+        if out.exit_code != 0:
+            why = {KILLED: "the verifier's test.sh was killed by a signal",
+                   LEFTOVERS: "processes the verifier started outlived it (they could rewrite "
+                              "its reward)"}
+            return 0.0, why.get(out.exit_code, f"the verifier's shell ended with exit status "
+                                               f"{out.exit_code}")
         if out.state is None:
             return 0.0, "the verifier's filesystem could not be read back"
         return read_reward(out.state)

@@ -3,7 +3,9 @@
 ``/logs/verifier/reward.txt`` holds one number; ``/logs/verifier/reward.json`` holds
 ``{"reward": x}`` (or a single named number). Either must be a regular file with a finite
 number: a missing file, a link, text that is not a number, NaN or infinity is a failure (reward
-0) with the reason, never a pass. ``reward.txt`` is read first when both exist.
+0) with the reason, never a pass. ``reward.txt`` is read first when both exist. :data:`VERIFY`
+is the command that runs the verifier so that nothing it started outlives it to rewrite that
+file.
 """
 
 from __future__ import annotations
@@ -17,6 +19,32 @@ from agentgym.sandboxes.bubblewrap_session import drop_paths, read_state_file
 TXT = "/logs/verifier/reward.txt"
 JSON = "/logs/verifier/reward.json"
 MAX_REWARD_BYTES = 65536
+KILLED = 86
+LEFTOVERS = 87
+VERIFY = (
+    "chmod -R u+rwX /logs/verifier 2>/dev/null; rm -rf /logs/verifier; mkdir -p /logs/verifier"
+    " && bash /tests/test.sh; rc=$?\n"
+    # Everything else still running was started during the verifier (the agent's programs run
+    # by its tests): kill it, sparing only this shell, its ancestors and PID 1, before the
+    # reward is read back; had anything been left, it may have rewritten the reward.
+    "keep=\" $$ \"; p=$$\n"
+    "while p=$(sed -n 's/^PPid:[[:space:]]*//p' /proc/$p/status 2>/dev/null)"
+    " && [ \"${p:-0}\" -gt 1 ]; do keep=\"$keep$p \"; done\n"
+    "left=0; round=0\n"
+    "while [ $round -lt 50 ]; do round=$((round+1)); hit=0\n"
+    "  for d in /proc/[0-9]*; do q=${d#/proc/}\n"
+    "    case \"$keep\" in *\" $q \"*) continue;; esac\n"
+    "    [ \"$q\" = 1 ] || ! kill -9 \"$q\" 2>/dev/null || { hit=1; left=1; }\n"
+    "  done; [ $hit = 1 ] || break\n"
+    "done\n"
+    f"[ $rc -lt 128 ] || exit {KILLED}\n"
+    f"[ $left = 0 ] || exit {LEFTOVERS}\n"
+    "exit 0"
+)
+"""The verifier's command: a fresh ``/logs/verifier``, ``tests/test.sh``, then every process it
+left killed. Exit status: 0, :data:`KILLED` (``test.sh`` died of a signal: the agent's program
+may have killed it after planting a reward) or :data:`LEFTOVERS` (something it started was still
+running, and could have rewritten the reward after ``test.sh`` wrote it): both score 0."""
 
 
 def _number(value: object) -> float | None:
@@ -76,5 +104,5 @@ def strip_paths(state: bytes, prefixes: tuple[str, ...]) -> bytes:
         raise ValueError(f"the filesystem state is damaged: {e}") from None
 
 
-__all__ = ["JSON", "TXT", "parse_reward_json", "parse_reward_txt", "read_reward",
-           "strip_paths"]
+__all__ = ["JSON", "KILLED", "LEFTOVERS", "TXT", "VERIFY", "parse_reward_json",
+           "parse_reward_txt", "read_reward", "strip_paths"]

@@ -200,3 +200,29 @@ def test_code_the_check_runs_cannot_end_it_early_as_a_pass(env, task_id, path, c
     env.reset(options={"task_id": task_id})
     env.step(call("write_file", path=path, content=content))
     assert submit(env)[0] == 0.0
+
+
+_PLANT_PY = ("import os, subprocess\nos.makedirs('/logs/verifier', exist_ok=True)\n"
+             "open('/logs/verifier/reward.txt', 'w').write('1')\n")
+_OUTLIVE = _PLANT_PY + (
+    "subprocess.Popen(['bash', '-c', 'while :; do mkdir -p /logs/verifier; "
+    "echo 1 > /logs/verifier/reward.txt; done'], start_new_session=True,\n"
+    "                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, "
+    "stderr=subprocess.DEVNULL)\n")
+_KILL_VERIFIER = _PLANT_PY + (
+    "for pid in filter(str.isdigit, os.listdir('/proc')):\n"
+    "    try:\n        argv = open(f'/proc/{pid}/cmdline', 'rb').read().split(b'\\0')[:2]\n"
+    "    except OSError:\n        continue\n"
+    "    if argv == [b'bash', b'/tests/test.sh']:\n        os.kill(int(pid), 9)\n")
+
+
+@pytest.mark.parametrize("program", [_OUTLIVE, _KILL_VERIFIER], ids=["outlive", "kill-test-sh"])
+def test_the_agents_program_cannot_rewrite_the_reward_after_the_verifier(env, program):
+    """Found in review: a program the verifier runs (here ``/app/avg.py``) wrote ``reward.txt``
+    and then either left a detached loop rewriting it after ``test.sh`` wrote its own 0, or
+    killed ``test.sh`` before it wrote: both read back as reward 1."""
+    env.reset(options={"task_id": "py-fix-average"})
+    env.step(call("write_file", path="/app/avg.py", content=program))
+    reward, info = submit(env)
+    assert reward == 0.0, info
+    assert "verifier" in info["verifier"], info  # the reason names what happened
