@@ -17,6 +17,7 @@ tmpfs sizes (a disk bomb fills its own tmpfs and stops there).
 from __future__ import annotations
 
 import io
+import os
 import shlex
 import tarfile
 import time
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 
 from agentgym.sandbox import RunResult, RunStatus, SandboxLimits
 
-from ._masks import mask_args
+from ._masks import _inside, mask_args
 from ._script import KILL_LEFTOVERS, READY, SETUP_EXIT, SETUP_FAILED, prlimit_args
 from .bubblewrap import BubblewrapSandbox, _bound_roots
 
@@ -76,8 +77,13 @@ class BubblewrapShell(BubblewrapSandbox):
         hide: tuple[str, ...] = (),
     ) -> None:
         super().__init__(limits, use_cgroup=use_cgroup)
+        bound = _bound_roots(self._extra_binds)
+        # a folder holding a whole bound path (a task root of "/usr") is never masked: it would
+        # take the system with it
+        hide = tuple(h for h in hide if not any(
+            _inside(os.path.realpath(b), os.path.realpath(h)) for b in bound))
         if hide:
-            self._masks = self._masks + mask_args(_bound_roots(self._extra_binds), hide)
+            self._masks = self._masks + mask_args(bound, hide)
         for name in (*roots, *scratch):
             if not name or "/" in name or name in (".", "..", "usr", "proc", "dev", "work"):
                 raise ValueError(f"bad root directory {name!r}")

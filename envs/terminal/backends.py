@@ -59,7 +59,8 @@ class TarSession:
     backend = "bubblewrap"
 
     def __init__(self, task: HarborTask, limits: Limits, allow_base: tuple[str, ...] = (),
-                 image: str | None = None, shared: dict[Any, Any] | None = None) -> None:
+                 image: str | None = None, shared: dict[Any, Any] | None = None,
+                 hide: tuple[str, ...] = ()) -> None:
         plan = build_plan(task.dockerfile, task.environment_files, allow_base)
         self._check_packages(task, plan)
         self.plan = plan
@@ -76,7 +77,9 @@ class TarSession:
         one episode at a time): one container per env, not per task."""
         self._shells: dict[tuple[tuple[str, str], ...], Any] = {}
         self._env = plan.env
-        self._task_path = str(task.path)
+        self._hide = (str(task.path), *hide)
+        """Host folders the bubblewrap shell shows empty should a bound path (``/usr``) hold
+        them: the task's own and the folder of tasks it came from."""
         self.initial_state = _build(task, plan, self)
 
     def _check_packages(self, task: HarborTask, plan: BuildPlan) -> None:
@@ -90,7 +93,7 @@ class TarSession:
         from agentgym.sandboxes.bubblewrap_session import BubblewrapShell
 
         return BubblewrapShell(self.limits, roots=self.roots, scratch=("tests",),
-                               workdir=self.workdir, env=env, hide=(self._task_path,))
+                               workdir=self.workdir, env=env, hide=self._hide)
 
     def _shell(self, env: dict[str, str] | None) -> Any:
         key = tuple(sorted({**self._env, **(env or {})}.items()))
@@ -201,15 +204,16 @@ BACKENDS = ("bubblewrap", "docker")
 
 def open_session(task: HarborTask, backend: str, limits: Limits,
                  allow_base: tuple[str, ...] = (), image: str | None = None,
-                 shared: dict[Any, Any] | None = None) -> Session:
+                 shared: dict[Any, Any] | None = None, hide: tuple[str, ...] = ()) -> Session:
     """A session of ``task`` on ``backend``; raises :class:`TaskError` for a task the backend
-    cannot run and ``SandboxUnavailable`` for a backend missing here."""
+    cannot run and ``SandboxUnavailable`` for a backend missing here. ``hide``: host folders
+    (besides the task's own) its commands must not see, such as the folder of tasks."""
     if task.allow_internet:
         logger.info("task %s allows internet; the %s backend has none", task.name, backend)
     if backend == "bubblewrap":
-        return TarSession(task, limits, allow_base)
+        return TarSession(task, limits, allow_base, hide=hide)
     if backend == "docker":
-        return DockerSession(task, limits, allow_base, image, shared)
+        return DockerSession(task, limits, allow_base, image, shared, hide)
     raise TaskError(f"unknown terminal backend {backend!r}; known: {', '.join(BACKENDS)}")
 
 

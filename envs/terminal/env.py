@@ -72,6 +72,7 @@ class TerminalEnv(TaskToolEnv):
     ) -> None:
         tasks = load_taskset(path or BUNDLED, difficulty=difficulty,
                              name="terminal" if path is None else "harbor")
+        self._root = str(Path(path or BUNDLED).expanduser().resolve())
         if split == "all":
             tasks = TaskSet([Task(t.task_id, "all", t.prompt, t.data) for t in tasks],
                             name=tasks.name)
@@ -124,7 +125,8 @@ class TerminalEnv(TaskToolEnv):
                 cpus=min(max(harbor.cpus, 0.1), 2.0),
             )
             self._session_cache[key] = open_session(harbor, self.backend, limits,
-                                                    self.allow_base, self.image, self._shared)
+                                                    self.allow_base, self.image, self._shared,
+                                                    hide=(self._root,))
         return self._session_cache[key]
 
     def start(self, task: Task) -> str:

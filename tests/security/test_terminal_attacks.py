@@ -226,3 +226,31 @@ def test_the_agents_program_cannot_rewrite_the_reward_after_the_verifier(env, pr
     reward, info = submit(env)
     assert reward == 0.0, info
     assert "verifier" in info["verifier"], info  # the reason names what happened
+
+
+def test_the_other_tasks_of_a_folder_under_a_bound_system_path_are_hidden_too():
+    """Found in review: only the episode's own task folder was masked, so with a folder of
+    tasks kept under ``/usr`` an episode could read every other task's ``tests/`` and
+    ``solution/`` (the held-out split's among them)."""
+    import shutil
+    import tempfile
+
+    share = Path("/usr/local/share")
+    if not os.access(share, os.W_OK):
+        pytest.skip("needs a writable /usr/local/share (root) to place tasks under /usr")
+    fixture = Path(__file__).resolve().parents[1] / "envs" / "terminal" / "fixtures"
+    holder = Path(tempfile.mkdtemp(prefix="agentgym-review-", dir=share))
+    holder.chmod(0o755)  # as a system-wide install is: readable by every user
+    try:
+        for name in ("harbor-hello", "harbor-steps"):
+            shutil.copytree(fixture / name, holder / name)
+        env = TerminalEnv(holder, split="all", command_timeout_s=5)
+        try:
+            env.reset(options={"task_id": "harbor-hello"})
+            out, _ = bash(env, f"ls -A {holder} | wc -l; cat {holder}/harbor-steps/tests/test.sh"
+                               " 2>&1")
+            assert out.startswith("0") and "reward" not in out, out
+        finally:
+            env.close()
+    finally:
+        shutil.rmtree(holder)
