@@ -607,8 +607,10 @@ task(name="py-fix-average", split="train", difficulty="easy", category="debug-py
            "open(sys.argv[1]).read().split('\\n') if x.strip()]\nprint(sum(nums) / len(nums))\n"
            "EOF\npython3 /app/avg.py /app/nums.txt",
      check="cd /tmp\nprintf '1\\n\\n2\\n\\n6\\n\\n' > /tmp/n.txt\n"
-           '[ "$(timeout 10 python3 /app/avg.py /tmp/n.txt)" = 3.0 ]',
-     wrong=["printf 'print(9.0)\\n' > /app/avg.py"])
+           '[ "$(timeout 10 python3 /app/avg.py /tmp/n.txt)" = 3.0 ]\n'
+           "printf '10\\n\\n\\n20\\n' > /tmp/m.txt\n"
+           '[ "$(timeout 10 python3 /app/avg.py /tmp/m.txt)" = 15.0 ]',
+     wrong=["printf 'print(9.0)\\n' > /app/avg.py", "printf 'print(3.0)\\n' > /app/avg.py"])
 
 task(name="sh-fix-quoting", split="train", difficulty="medium", category="debug-shell",
      instruction="/app/backup.sh SRC DEST copies every .txt file of SRC into DEST but breaks on "

@@ -16,3 +16,5 @@ py() {
 cd /tmp
 printf '1\n\n2\n\n6\n\n' > /tmp/n.txt
 [ "$(timeout 10 python3 /app/avg.py /tmp/n.txt)" = 3.0 ]
+printf '10\n\n\n20\n' > /tmp/m.txt
+[ "$(timeout 10 python3 /app/avg.py /tmp/m.txt)" = 15.0 ]
