@@ -192,6 +192,10 @@ async def string_score(spec: dict[str, Any], pred: str, intent: str, judge: Judg
     if code:  # a program holds small numbers by accident: sys.exit(0), return 0
         notes.append(f"the answer is code, not a statement of a number: {code}")
         return 0.0
+    why = _unbounded(refs, pred) if mode == "strict" else ""
+    if why:  # a judge may take a hedge: strict bounds what it is shown
+        notes.append(why)
+        return 0.0
     score = 1.0
     for kind, value in refs.items():
         if kind == "exact_match":
@@ -203,11 +207,6 @@ async def string_score(spec: dict[str, Any], pred: str, intent: str, judge: Judg
                 value = [value]
             if not isinstance(value, list) or not value:
                 raise EvalSpecError("must_include must be a non-empty list of strings")
-            why = unbounded([str(v) for v in value], clean_answer(pred), clean_answer,
-                            _NUMERIC_REF.match) if mode == "strict" else ""
-            if why:
-                notes.append(why)
-                return 0.0
             for item in value:
                 score *= must_include(str(item), pred, tokenize=len(value) == 1)
         elif value == "N/A":  # fuzzy_match of an unachievable task
@@ -217,13 +216,21 @@ async def string_score(spec: dict[str, Any], pred: str, intent: str, judge: Judg
         else:
             if not isinstance(value, list) or not value:
                 raise EvalSpecError("fuzzy_match must be \"N/A\" or a non-empty list")
-            why = unbounded([str(v) for v in value], clean_answer(pred), clean_answer,
-                            _NUMERIC_REF.match) if mode == "strict" else ""
-            if why:  # a judge may take a hedge: strict bounds what it is shown
-                notes.append(why)
-                return 0.0
             score *= await judge.fuzzy(intent, [str(v) for v in value], pred)
     return score
+
+
+def _unbounded(refs: dict[str, Any], pred: str) -> str:
+    """Why ``pred`` is longer than the task's ``must_include`` and ``fuzzy_match`` items
+    together allow in strict mode (:func:`.strict.unbounded`), or ``""``."""
+    items: list[str] = []
+    for kind in ("must_include", "fuzzy_match"):
+        value = refs.get(kind)
+        if isinstance(value, str) and kind == "must_include":
+            value = [value]
+        if isinstance(value, list):
+            items += [str(v) for v in value]
+    return unbounded(items, clean_answer(pred), clean_answer, _NUMERIC_REF.match) if items else ""
 
 
 def _split_url(url: str) -> tuple[str, dict[str, list[str]]]:

@@ -18,8 +18,10 @@ default, for training) changes exactly these two checks:
 - ``string_match`` ``must_include`` and ``fuzzy_match`` (a list; the offline judge takes a
   hedge such as ``8h 33min, 5h 47min``): the cleaned answer may be at most
   ``LENGTH_FACTOR * len(reference) + LENGTH_SLACK`` characters (the reference: the longest
-  ``|OR|`` alternative of each item, summed) and hold at most ``len(items) + EXTRA_PARTS``
-  parts separated by ``, ; | / newline``, so an answer cannot enumerate candidates.
+  ``|OR|`` alternative of every ``must_include`` and ``fuzzy_match`` item of the task, summed)
+  and hold at most ``EXTRA_PARTS`` more parts separated by ``, ; | / newline`` than the
+  reference itself has (``byteblaze/docs-portal`` is two, an address with its town three), so
+  an answer cannot enumerate candidates.
 
 Everything else (exact and fuzzy matches, ``program_html``, WebArena-Verified's checks) is the
 same in both modes. ``python -m agentgym.envs.webarena.base_rates`` prints what constant
@@ -100,8 +102,14 @@ def strict_url_score(reference_url: str, pred_url: str, note: str = "GOLD in PRE
 def answer_bound(items: list[str], clean: Callable[[str], str]) -> tuple[int, int]:
     """``(most characters, most parts)`` a ``must_include`` answer may have for ``items``;
     ``clean`` is the answer cleaner applied to each reference."""
-    ref_len = sum(max(len(clean(a)) for a in item.split(OR)) for item in items)
-    return LENGTH_FACTOR * ref_len + LENGTH_SLACK, len(items) + EXTRA_PARTS
+    alternatives = [[clean(a) for a in item.split(OR)] for item in items]
+    ref_len = sum(max(len(a) for a in alts) for alts in alternatives)
+    ref_parts = sum(max(max(_count_parts(a), 1) for a in alts) for alts in alternatives)
+    return LENGTH_FACTOR * ref_len + LENGTH_SLACK, ref_parts + EXTRA_PARTS
+
+
+def _count_parts(text: str) -> int:
+    return sum(1 for p in _PARTS.split(text) if p.strip())
 
 
 def unbounded(items: list[str], cleaned: str, clean: Callable[[str], str],
@@ -117,9 +125,9 @@ def unbounded(items: list[str], cleaned: str, clean: Callable[[str], str],
     if len(cleaned) > most_chars:
         return (f"the answer has {len(cleaned)} characters, more than the {most_chars} its "
                 "reference allows in strict mode")
-    parts = [p for p in _PARTS.split(cleaned) if p.strip()]
-    if len(parts) > most_parts:
-        return (f"the answer lists {len(parts)} parts, more than the {most_parts} its "
+    parts = _count_parts(cleaned)
+    if parts > most_parts:
+        return (f"the answer lists {parts} parts, more than the {most_parts} its "
                 "reference allows in strict mode")
     return ""
 

@@ -94,6 +94,20 @@ def test_a_word_list_passes_officially_but_not_strictly() -> None:
     assert _score(_answer_task("0"), "Need advice about my castle: 0 comments") == 1.0
 
 
+def test_a_reference_with_separators_bounds_parts_by_its_own_parts() -> None:
+    """``byteblaze/docs-portal`` is two parts and an address with its town three: the answer
+    that states them passes, one that lists more candidates than that does not; a task that
+    checks a name and a fuzzy duration is bounded by both references together."""
+    repo = _answer_task("byteblaze/docs-portal")
+    assert _score(repo, "byteblaze/docs-portal") == 1.0
+    assert _score(repo, "byteblaze/docs-portal, byteblaze/web-scraper, kilo-org/task-runner") == 0.0
+    place = _answer_task("1000 Airport Boulevard, Pittsburgh, PA 15231")
+    assert _score(place, "Pittsburgh International Airport, 1000 Airport Boulevard, "
+                         "Pittsburgh, PA 15231") == 1.0
+    assert _score(place, "1000 Airport Boulevard, Pittsburgh, PA 15231, 12 Allegheny County "
+                         "Airport, West Mifflin, PA 15122") == 0.0
+
+
 def test_an_unknown_eval_mode_is_refused() -> None:
     with pytest.raises(ValueError, match="eval_mode"):
         _score(_answer_task("x"), "x", mode="lenient")
