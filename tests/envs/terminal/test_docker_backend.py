@@ -9,11 +9,8 @@ import pytest
 
 from agentgym.envs.terminal.env import TerminalEnv
 from agentgym.errors import TaskError
-from agentgym.sandboxes.docker import docker_available
 
 IMAGE = "agentgym-sandbox:py3"  # python3 and coreutils only: tasks that install nothing
-pytestmark = pytest.mark.skipif(not docker_available(IMAGE),
-                                reason=f"no Docker engine with {IMAGE} (scripts/start_dockerd.sh)")
 
 
 def call(name: str, **arguments) -> str:
@@ -27,7 +24,8 @@ def run(env, name: str, **arguments):
 
 
 @pytest.fixture(scope="module")
-def env():
+def env(docker_engine):
+    """One Docker-backed env (the session fixture starts the engine and builds the image)."""
     e = TerminalEnv(split="all", backend="docker", image=IMAGE, command_timeout_s=5)
     yield e
     e.close()
