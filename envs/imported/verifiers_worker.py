@@ -1,0 +1,363 @@
+"""The worker that plays verifiers' environments turn by turn, with verifiers' own classes.
+
+verifiers pins ``openai<3`` and ``mcp==2.0.0``, which the project's ``.venv`` does not meet, so
+it lives in ``.venv-verifiers`` (``make setup-verifiers``) and this file runs there as a script
+(``python verifiers_worker.py``), importing only the standard library and verifiers.
+:mod:`.verifiers_env` starts it (through the JSON-lines worker of the WebArena-Verified scorer)
+and speaks to it.
+
+Protocol: one JSON object a line on stdin, one JSON reply a line on stdout (verifiers' own
+output goes to stderr). Every request names its env by ``spec`` (``{"id", "env_args",
+"path", "max_tasks"}``), so a restarted worker loads it again. Requests:
+
+- ``{"op": "ping"}`` -> ``{"ok": true, "version": "0.4.0"}``;
+- ``{"op": "load", "spec": ...}`` -> ``{"ok": true, "tasks": [...], "tools": [OpenAI tool
+  schemas], "env": "<Env class>"}``, or ``{"ok": false, "error", "refused": true}`` for an env
+  that cannot run turn by turn (why, in the error);
+- ``{"op": "start", "spec": ..., "session": "s1", "idx": 3}``: a trace for task 3, the task's
+  tool servers (its ``Toolset`` methods, served in-process) set up;
+- ``{"op": "step", "session": "s1", "content": "...", "tool_calls": [{"id", "name",
+  "arguments"}]}`` -> ``{"ok": true, "results": [{"id", "name", "content", "is_error"}],
+  "done": bool, "stop": ..., "reward": float, "rewards": {...}, "metrics": {...}}``: the
+  model's message joins the trace; its tool calls run; a message without tool calls (or a
+  ``@vf.stop`` predicate that fires) ends the episode, which the task's ``@vf.reward`` and
+  ``@vf.metric`` functions score (``Task.score`` on the trace, as verifiers' rollout does);
+- ``{"op": "end", "session": "s1"}``: tear the session's tool servers down.
+
+A request that fails gets ``{"ok": false, "error": "..."}``; the worker goes on. An unknown
+session (a restarted worker) answers ``"lost": true``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import logging
+import math
+import sys
+from typing import Any
+
+MAX_LINE = 16 * 1024 * 1024
+"""The longest request read."""
+
+
+def _vf() -> Any:
+    import verifiers.v1 as vf
+
+    return vf
+
+
+def _key(spec: dict[str, Any]) -> str:
+    return json.dumps(spec, sort_keys=True)
+
+
+def _overrides(obj: Any, name: str) -> bool:
+    """Whether ``obj``'s class overrides verifiers' ``Task.<name>``."""
+    from verifiers.v1.task import Task
+
+    return getattr(type(obj), name) is not getattr(Task, name)
+
+
+def _needs_runtime(fn: Any) -> bool:
+    param = inspect.signature(fn).parameters.get("runtime")
+    return param is not None and param.default is inspect.Parameter.empty
+
+
+class Loaded:
+    """One verifiers env loaded from its spec: the taskset, its tasks and why it may not run."""
+
+    def __init__(self, spec: dict[str, Any]) -> None:
+        vf = _vf()
+        for folder in spec.get("path") or ():
+            if folder not in sys.path:
+                sys.path.insert(0, str(folder))
+        from verifiers.v1.envs.single_agent import SingleAgentEnv
+        from verifiers.v1.utils.loaders import default_harness_id, environment_class
+
+        ident = str(spec["id"])
+        config = vf.resolve_env_config({"taskset": {"id": ident, **(spec.get("env_args") or {})}})
+        env_cls = environment_class(ident, config.id)
+        self.refusal = ""
+        if not issubclass(env_cls, SingleAgentEnv):
+            self.refusal = (f"{ident} brings its own Env ({env_cls.__name__}: several agents or "
+                            "its own episode loop)")
+        harness = default_harness_id(ident)
+        if not self.refusal and harness not in ("bash", "null"):
+            self.refusal = f"{ident} ships its own harness ({harness}), a program of its own"
+        self.taskset = vf.load_taskset(config.taskset)
+        stream = iter(self.taskset)
+        limit = spec.get("max_tasks")
+        self.tasks = []
+        for task in stream:
+            if limit is not None and len(self.tasks) >= int(limit):
+                break
+            self.tasks.append(task)
+        if self.taskset.INFINITE and limit is None:
+            raise ValueError(f"{ident}'s taskset is infinite: pass max_tasks=N")
+        if not self.refusal and self.tasks:
+            self.refusal = self._task_refusal(self.tasks[0])
+        self.env_name = env_cls.__name__
+
+    @staticmethod
+    def _task_refusal(task: Any) -> str:
+        name = type(task).__name__
+        if getattr(task, "NEEDS_CONTAINER", False):
+            return f"{name} needs a container (NEEDS_CONTAINER)"
+        for hook in ("setup", "finalize", "stage_verifier"):
+            if _overrides(task, hook):
+                return f"{name} has its own {hook}() (it prepares a runtime)"
+        for attr in ("reward", "metric"):
+            for fn in task.hooks(attr):
+                if _needs_runtime(fn):
+                    return f"{name}'s {attr} {fn.__name__} needs a runtime"
+        if task.config.judges:
+            return f"{name} is scored by judges (a model of their own)"
+        return ""
+
+    def row(self, task: Any) -> dict[str, Any]:
+        """The task as the importer shows it (its data as JSON, the prompt's messages)."""
+        data = task.data.model_dump(mode="json", exclude_none=True)
+        prompt = task.data.prompt
+        messages = ([{"role": "user", "content": prompt}] if isinstance(prompt, str)
+                    else [m.model_dump(mode="json", exclude_none=True) for m in prompt or []])
+        return {"idx": task.data.idx, "id": task.data.id, "name": task.data.name,
+                "system_prompt": task.data.system_prompt, "messages": messages,
+                "prompt_text": task.data.prompt_text, "key": task.key,
+                "data": {k: v for k, v in data.items() if k not in ("prompt", "system_prompt")}}
+
+
+class Session:
+    """One episode: the trace verifiers scores and the task's tool servers, in-process."""
+
+    def __init__(self, loaded: Loaded, idx: int) -> None:
+        vf = _vf()
+        from verifiers.v1.state import state_cls
+        from verifiers.v1.trace import AgentInfo, TraceTask
+
+        self.task = next(t for t in loaded.tasks if t.data.idx == idx)
+        task = self.task
+        self.trace = vf.Trace(
+            task=TraceTask(type=type(task).__name__, data=task.data, key=task.key,
+                           hash=task.hash),
+            state=state_cls(type(task))(), agent=AgentInfo(config=vf.AgentConfig()))
+        self.toolsets = list(type(task).toolsets(task.config))
+        self.shared = list(loaded.taskset.toolsets(loaded.taskset.config))
+        self.dispatch: dict[str, tuple[Any, str]] = {}
+        self.schemas: list[dict[str, Any]] = []
+        self.done = False
+
+    async def open(self) -> None:
+        """Set the tool servers up (``setup``, ``setup_task``) and list their tools; the
+        prompt becomes the trace's first nodes."""
+        from mcp.server.mcpserver import MCPServer
+        from verifiers.v1.graph import MessageNode
+        from verifiers.v1.mcp.server import _call_state
+        from verifiers.v1.utils.decorators import discover_decorated
+
+        for server in self.shared + self.toolsets:
+            await server.setup()
+        for server in self.toolsets:
+            await server.setup_task(self.task)
+        for server in self.shared + self.toolsets:
+            mcp = MCPServer(server.server_name or type(server).__name__)
+            state = (self.trace.state if isinstance(self.trace.state, server._state_cls)
+                     else server._state_cls())
+            for fn in discover_decorated(server, "tool"):
+                mcp.add_tool(_with_state(fn, state, _call_state),
+                             name=getattr(fn, "tool_name", None) or fn.__name__,
+                             description=(fn.__doc__ or "").strip() or None)
+            for tool in await mcp.list_tools():
+                full = f"{server.server_name}_{tool.name}" if server.server_name else tool.name
+                self.dispatch[full] = (mcp, tool.name)
+                self.schemas.append({"type": "function", "function": {
+                    "name": full, "description": tool.description or "",
+                    "parameters": tool.input_schema}})
+        vf = _vf()
+        data = self.task.data
+        prompt = data.prompt
+        messages = ([vf.UserMessage(content=prompt)] if isinstance(prompt, str)
+                     else list(prompt or []))
+        if data.system_prompt:
+            messages.insert(0, vf.SystemMessage(content=data.system_prompt))
+        tools = [vf.Tool(name=s["function"]["name"], description=s["function"]["description"],
+                         parameters=s["function"]["parameters"]) for s in self.schemas]
+        for i, message in enumerate(messages):
+            self.trace.nodes.append(MessageNode(parent=i - 1 if i else None, message=message,
+                                                tools=tools if i == 0 else []))
+
+    def _append(self, message: Any, sampled: bool = False) -> None:
+        from verifiers.v1.graph import MessageNode
+
+        parent = len(self.trace.nodes) - 1 if self.trace.nodes else None
+        self.trace.nodes.append(MessageNode(parent=parent, message=message, sampled=sampled))
+
+    async def step(self, content: str, calls: list[dict[str, Any]]) -> dict[str, Any]:
+        """One model message: run its tool calls, or end and score the episode."""
+        vf = _vf()
+        if self.done:
+            raise ValueError("the episode has ended")
+        tool_calls = [vf.ToolCall(id=str(c.get("id") or f"call_{i}"), name=str(c["name"]),
+                                  arguments=json.dumps(c.get("arguments") or {}))
+                      for i, c in enumerate(calls)]
+        self._append(vf.AssistantMessage(content=content, tool_calls=tool_calls or None),
+                     sampled=True)
+        results = []
+        for call, raw in zip(tool_calls, calls, strict=True):
+            text, is_error = await self._call(call.name, raw.get("arguments"))
+            self._append(vf.ToolMessage(tool_call_id=call.id, content=text, name=call.name))
+            results.append({"id": call.id, "name": call.name, "content": text,
+                            "is_error": is_error})
+        stop = await self._stops() if tool_calls else "no_tool_calls"
+        reply: dict[str, Any] = {"ok": True, "results": results, "done": stop is not None,
+                                 "stop": stop}
+        if stop is not None:
+            reply.update(await self._score(stop))
+        return reply
+
+    async def _call(self, name: str, arguments: Any) -> tuple[str, bool]:
+        if name not in self.dispatch:
+            return f"Error: unknown tool {name!r}; tools: {', '.join(self.dispatch)}", True
+        if not isinstance(arguments, dict):
+            return "Error: a tool's arguments are a JSON object", True
+        mcp, raw = self.dispatch[name]
+        try:
+            result = await mcp.call_tool(raw, arguments)
+        except Exception as e:  # the tool's own error (bad arguments, a raise): the model's
+            return f"Error: {type(e).__name__}: {e}"[:2000], True
+        texts = [getattr(b, "text", None) or str(b) for b in getattr(result, "content", [])]
+        return "\n".join(texts), bool(getattr(result, "is_error", False))
+
+    async def _stops(self) -> str | None:
+        from verifiers.v1.session import call_hook, hook_boundary
+
+        for fn in self.task.hooks("stop"):
+            if hook_boundary(fn, allow_trace=True) is not _vf().Trace:
+                continue  # Request/Response stops watch the model's wire, not a turn
+            if await call_hook(fn, {_vf().Trace: self.trace}):
+                return str(fn.__name__)
+        return None
+
+    async def _score(self, stop: str) -> dict[str, Any]:
+        self.done = True
+        self.trace.stop(stop)
+        out: dict[str, Any] = {}
+        try:
+            await self.task.score(self.trace)
+        except Exception as e:  # a scorer failing on odd input scores 0 (as reasoning-gym's)
+            out["score_error"] = f"{type(e).__name__}: {e}"[:500]
+        rewards = {k: (None if r is None else {"score": r.score, "weight": r.weight})
+                   for k, r in self.trace.rewards.items()}
+        reward = self.trace.reward
+        if not math.isfinite(reward) or "score_error" in out:
+            out.setdefault("score_error", f"reward {reward}")
+            reward = 0.0
+        out.update(reward=float(reward), rewards=rewards,
+                   metrics={k: v for k, v in self.trace.metrics.items()})
+        return out
+
+    async def close(self) -> None:
+        for server in self.toolsets + self.shared:
+            try:
+                await server._exit_stack.aclose()
+            except Exception:  # tearing a server down: nothing left to report to
+                logging.getLogger(__name__).exception("closing a tool server")
+
+
+def _with_state(fn: Any, state: Any, var: Any) -> Any:
+    """``fn`` called with the episode's state as the server's ``self.state``."""
+    import functools
+
+    @functools.wraps(fn)
+    async def wrapper(*args: Any, **kwargs: Any) -> Any:
+        token = var.set(state)
+        try:
+            result = fn(*args, **kwargs)
+            return await result if inspect.isawaitable(result) else result
+        finally:
+            var.reset(token)
+
+    wrapper.__signature__ = inspect.signature(fn)  # type: ignore[attr-defined]
+    return wrapper
+
+
+class Worker:
+    """The loaded envs (by spec) and the live sessions."""
+
+    def __init__(self) -> None:
+        self.loaded: dict[str, Loaded] = {}
+        self.sessions: dict[str, Session] = {}
+
+    def env(self, spec: dict[str, Any]) -> Loaded:
+        key = _key(spec)
+        if key not in self.loaded:
+            self.loaded[key] = Loaded(spec)
+        return self.loaded[key]
+
+    async def handle(self, request: dict[str, Any]) -> dict[str, Any]:
+        op = request.get("op")
+        if op == "ping":
+            import verifiers
+
+            return {"ok": True, "version": verifiers.__version__}
+        if op == "load":
+            loaded = self.env(dict(request["spec"]))
+            if loaded.refusal:
+                return {"ok": False, "refused": True, "error": loaded.refusal}
+            tools: list[dict[str, Any]] = []
+            if loaded.tasks:
+                probe = Session(loaded, loaded.tasks[0].data.idx)
+                try:
+                    await probe.open()
+                    tools = probe.schemas
+                finally:
+                    await probe.close()
+            return {"ok": True, "tasks": [loaded.row(t) for t in loaded.tasks],
+                    "tools": tools, "env": loaded.env_name}
+        if op == "start":
+            loaded = self.env(dict(request["spec"]))
+            if loaded.refusal:
+                return {"ok": False, "refused": True, "error": loaded.refusal}
+            sid = str(request["session"])
+            old = self.sessions.pop(sid, None)
+            if old is not None:
+                await old.close()
+            session = Session(loaded, int(request["idx"]))
+            await session.open()
+            self.sessions[sid] = session
+            return {"ok": True}
+        if op in ("step", "end"):
+            sid = str(request.get("session"))
+            if sid not in self.sessions:
+                return {"ok": False, "lost": True, "error": f"no session {sid!r} in the worker"}
+            if op == "end":
+                await self.sessions.pop(sid).close()
+                return {"ok": True}
+            calls = request.get("tool_calls") or []
+            return await self.sessions[sid].step(str(request.get("content") or ""), calls)
+        return {"ok": False, "error": f"unknown op {op!r}"}
+
+
+def main() -> None:
+    """Answer requests until stdin closes."""
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+    worker = Worker()
+    loop = asyncio.new_event_loop()
+    for line in sys.stdin:
+        if len(line) > MAX_LINE:
+            reply: dict[str, Any] = {"ok": False, "error": "request too long"}
+        else:
+            try:
+                request = json.loads(line)
+                if not isinstance(request, dict):
+                    raise ValueError("a request is a JSON object")
+                reply = loop.run_until_complete(worker.handle(request))
+            except Exception as e:  # one bad request must not end the worker
+                logging.getLogger(__name__).exception("request failed")
+                reply = {"ok": False, "error": f"{type(e).__name__}: {e}"[:2000]}
+        sys.stdout.write(json.dumps(reply, default=str) + "\n")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
