@@ -113,8 +113,32 @@ class OpenEnvResolver:
         return []
 
 
+class VerifiersResolver:
+    """``verifiers:<taskset id>``: a verifiers (v1) environment, played turn by turn."""
+
+    prefix = "verifiers"
+    install = "make setup-verifiers (its own environment, .venv-verifiers)"
+
+    @staticmethod
+    def spec(id: str) -> EnvSpec:
+        """The spec (read without the worker: ``make`` loads the taskset)."""
+        from .verifiers_env import check_id, load_tasks, make_env
+
+        name = check_id(_name(id, "verifiers"))
+        return EnvSpec(id=f"verifiers:{name}", entry_point=functools.partial(make_env, name),
+                       family="verifiers", plugin=PLUGIN,
+                       tasks=functools.partial(load_tasks, name),
+                       description=f"verifiers' {name} taskset, scored by its rewards.")
+
+    @staticmethod
+    def names() -> list[str]:
+        """None: any taskset installed in .venv-verifiers."""
+        return []
+
+
 RESOLVERS: dict[str, Any] = {"reasoning-gym": ReasoningGymResolver,
-                             "textarena": TextArenaResolver, "openenv": OpenEnvResolver}
+                             "textarena": TextArenaResolver, "openenv": OpenEnvResolver,
+                             "verifiers": VerifiersResolver}
 """Prefix -> resolver class, registered by :func:`register_resolvers`."""
 
 
@@ -126,4 +150,4 @@ def register_resolvers(register: Any) -> None:
 
 
 __all__ = ["RESOLVERS", "OpenEnvResolver", "ReasoningGymResolver", "TextArenaResolver",
-           "register_resolvers"]
+           "VerifiersResolver", "register_resolvers"]
