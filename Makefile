@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 
 .PHONY: setup demo test test-all lint bench clean setup-vllm test-vllm setup-openenv \
-	setup-webarena-verified
+	setup-webarena-verified setup-verifiers
 
 setup:
 	@bash scripts/setup.sh
@@ -31,6 +31,12 @@ setup-vllm:
 # tests (tests/envs/imported/test_openenv_peer.py) skip without it (docs/interop.md).
 setup-openenv:
 	@bash scripts/setup_openenv_venv.sh
+
+# verifiers and its pins (openai<3, mcp==2.0.0) in their own environment (.venv-verifiers):
+# make("verifiers:...") runs its envs in a worker there; tests/envs/imported/test_verifiers.py
+# skips without it (docs/interop.md).
+setup-verifiers:
+	@bash scripts/setup_verifiers_venv.sh
 
 # Only the vLLM test files are collected (the marker selects within them); each test's time is
 # printed (--durations), CI keeps the figures.
