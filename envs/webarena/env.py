@@ -7,6 +7,10 @@ observation. The agent answers with ``stop [answer]`` (or the ``stop`` tool's ``
 reward is the WebArena-Lite evaluator's score (:mod:`.evaluators`). The turn limit (15, as in
 WebAgent-R1) is the registry's :class:`~agentgym.TurnLimit` truncation.
 
+Which kind of sites an env runs on is one strategy object, :attr:`WebArenaEnv.sites` (a
+:class:`~.site_backend.SiteBackend`: :class:`~.bundled_sites.BundledSites` or
+:class:`~.real_sites.RealSites`); the env never asks which kind it has.
+
 Real WebArena: ``sites`` (site name -> base URL, e.g. ``{"shopping": "http://host:7770"}``, or
 a sites file; or the ``WA_*`` variables, see :mod:`.official_sites`) switches to the official
 tasks (:mod:`.official`: WebArena-Lite's 165, or ``task_set="webarena"`` /
@@ -19,11 +23,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import secrets
 from pathlib import Path
 from typing import Any
-
-import httpx
 
 from agentgym.envs.web import INSTRUCTIONS as WEB_INSTRUCTIONS
 from agentgym.envs.web import WebAction, WebEnv
@@ -35,26 +36,17 @@ from agentgym.sandboxes.browser import (
 from agentgym.tasks import Task, TaskSet
 
 from . import verified_client
+from .bundled_sites import ACCOUNTS, BundledSites
 from .evaluators import evaluate
 from .expert import ExpertStep
 from .judges import Judge, NormalizedJudge
 from .netlog import NetLog
-from .official import official_split
 from .official_helpers import SiteHelpers
-from .official_login import AutoLogin
-from .official_sites import (
-    SiteConfig,
-    SitesNotConfigured,
-    check_reachable,
-    read_file,
-    resolve,
-    run_reset,
-)
+from .official_sites import SiteConfig, read_file, resolve
 from .official_verified import RESPONSE_FORMAT, package_score
-from .sites.data_forum import FORUM_USER
-from .sites.data_gitlab import GITLAB_USER
-from .sites.data_shop import ADMIN_USER, SHOP_USER
-from .sites.state import SESSION_COOKIE, SITES
+from .real_sites import RealSites
+from .site_backend import SiteBackend
+from .sites.state import SITES
 from .strict import check_mode
 from .tasks import load_tasks, read_raw, to_tasks
 
@@ -62,9 +54,6 @@ logger = logging.getLogger(__name__)
 
 PLACEHOLDERS = {site: f"__{site.upper()}__" for site in SITES}
 """WebArena site name -> its URL placeholder in task files (``__SHOPPING_ADMIN__``)."""
-ACCOUNTS = {"shopping": SHOP_USER, "shopping_admin": ADMIN_USER, "reddit": FORUM_USER,
-            "gitlab": GITLAB_USER}
-"""Bundled sites' logins used where a task requires one."""
 INSTRUCTIONS = WEB_INSTRUCTIONS + """
 You are working on websites to complete the user's task. When the task asks a question, finish \
 with stop [your answer]; when it asks you to do something, do it and then finish with stop []."""
@@ -104,27 +93,16 @@ class WebArenaEnv(WebEnv):
         """
         web_options.setdefault("browser", BrowserConfig(timeout_s=30.0))
         super().__init__(**web_options)
-        cfg = read_file(config) if config is not None else {}
-        self.site_config: SiteConfig | None = resolve(sites, cfg)
-        if self.site_config is not None and storage_states:
-            self.site_config.storage_states.update(storage_states)
-        task_file = task_file or (self.site_config.task_file if self.site_config else None)
+        self.sites: SiteBackend = site_backend(sites, config, storage_states)
+        """The kind of sites this env runs on (:mod:`.site_backend`)."""
+        task_file = task_file or self.sites.task_file
         self.split = split
-        self.external = self.site_config is not None
-        self.site_urls: dict[str, str] = dict(self.site_config.urls) if self.site_config else {}
         self.judge: Judge = judge or NormalizedJudge()
         self.eval_mode = check_mode(eval_mode)
         if task_file is not None:
             self.task_set = TaskSet(to_tasks(read_raw(task_file), split), name=str(task_file))
-        elif task_set in ("webarena", "webarena-verified") or self.external:
-            name = "webarena-lite" if task_set == "auto" else task_set
-            if not self.external:
-                raise SitesNotConfigured(
-                    f"{name} runs on the WebArena servers: give their URLs with sites= "
-                    f"(agentgym eval --sites FILE) or the WA_* variables")
-            self.task_set = official_split(name, split)
         else:
-            self.task_set = load_tasks().split(split)
+            self.task_set = self.sites.tasks(task_set, split)
         if task_ids is not None:
             wanted = {str(t) for t in task_ids}
             unknown = wanted - set(self.task_set.ids())
@@ -132,24 +110,37 @@ class WebArenaEnv(WebEnv):
                 raise EnvError(f"no task {', '.join(sorted(unknown))} in {self.task_set.name}")
             self.task_set = TaskSet([t for t in self.task_set if t.task_id in wanted],
                                     name=self.task_set.name)
-        if self.site_config is not None:
-            check_reachable(self.site_config.urls)
+        self.sites.check()
         self.task: Task | None = None
-        self.session_id = ""
         self.result_info: dict[str, Any] = {}
-        self._login_cookies: dict[str, str] = {}
-        self._auto_login: AutoLogin | None = None
-        self._http: httpx.AsyncClient | None = None
         self.netlog = NetLog()
         """The episode's requests and responses (HAR entries, :mod:`.netlog`)."""
 
     # -- sites -------------------------------------------------------------------------------
 
-    def _ensure_sites(self) -> None:
-        if not self.site_urls:
-            from .sites.server import ensure_sites
+    @property
+    def external(self) -> bool:
+        """True on real WebArena servers, False on the bundled sites."""
+        return self.sites.external
 
-            self.site_urls = dict(ensure_sites().urls)
+    @property
+    def site_urls(self) -> dict[str, str]:
+        """Site name -> base URL (the bundled sites' once they are started)."""
+        return self.sites.urls
+
+    @property
+    def site_config(self) -> SiteConfig | None:
+        """The real servers' configuration (``None`` on the bundled sites)."""
+        return self.sites.config if isinstance(self.sites, RealSites) else None
+
+    @property
+    def session_id(self) -> str:
+        """The episode's site session on the bundled sites (``""`` on real servers)."""
+        return self.sites.session_id
+
+    @session_id.setter
+    def session_id(self, value: str) -> None:
+        self.sites.session_id = value
 
     def placeholders(self) -> dict[str, str]:
         """``__SHOPPING__``-style placeholder -> base URL, for the sites this env knows."""
@@ -163,9 +154,7 @@ class WebArenaEnv(WebEnv):
 
     def allowed_origins(self) -> list[str]:
         """The sites' origins and, on real servers, the map's services (nothing else)."""
-        if self.site_config is not None:
-            return self.site_config.origins()
-        return list(self.site_urls.values())
+        return self.sites.origins()
 
     # -- episode -----------------------------------------------------------------------------
 
@@ -179,23 +168,20 @@ class WebArenaEnv(WebEnv):
 
     async def open_session(self) -> BrowserSession:
         """A fresh context from the shared pool (the bundled sites are started first)."""
-        await asyncio.to_thread(self._ensure_sites)
+        await asyncio.to_thread(self.sites.start)
         return await super().open_session()
 
     async def prepare_session(self, session: BrowserSession) -> None:
         """Open a page of the sites' origin in the prefetched context, so the renderer the
         start page needs is already running (the page sets no cookie and changes no state)."""
-        if self.external:
-            return
-        url = f"{next(iter(self.site_urls.values()))}/__agentgym__/health"
-        await session.guard(session.page.goto(url, wait_until="load"))
+        await self.sites.prepare(session)
 
     async def _areset(self, options: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
         """WebEnv's reset; the previous episode's site session is dropped in the background."""
         previous = self.session_id
         result = await super()._areset(options)
         if previous:
-            self._background(self._drop_session(previous))
+            self._background(self.sites.drop_session(previous))
         return result
 
     async def setup_episode(self, options: dict[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -206,22 +192,14 @@ class WebArenaEnv(WebEnv):
         missing = [s for s in config.get("sites", ()) if s not in self.site_urls]
         if missing:
             raise EnvError(f"task {task.task_id} needs sites with no URL: {', '.join(missing)}")
-        if self.site_config is not None and config.get("require_reset"):
-            for site in config.get("sites", ()):
-                if site in self.site_config.reset:
-                    await run_reset(site, self.site_config.reset[site], self._site_client())
+        cookies = await self.sites.begin_episode(config)
         assert self.session is not None  # noqa: S101 -- set by WebEnv._areset
         context = self.session.context
         self.result_info = {}
         self.netlog.clear()
         self.netlog.attach(context)
-        cookies: list[dict[str, Any]] = []
-        if not self.external:
-            self.session_id = secrets.token_urlsafe(12)
-            cookies = [{"name": SESSION_COOKIE, "value": self.session_id, "url": url}
-                       for url in self.site_urls.values()]
         if config.get("require_login"):
-            cookies += await self._login_cookies_for(config.get("sites", ()))
+            cookies += await self.sites.login_cookies(config.get("sites", ()), self.open_session)
         if cookies:  # one call for the session and the logins
             await self.session.guard(context.add_cookies(cookies))
         urls = [self.resolve(u.strip()) for u in str(config["start_url"]).split("|AND|")]
@@ -237,37 +215,6 @@ class WebArenaEnv(WebEnv):
         return goal, {"task_id": task.task_id, "split": self.split,
                       "sites": list(config.get("sites", ()))}
 
-    async def _login_cookies_for(self, sites: Any) -> list[dict[str, Any]]:
-        """The cookies that log the episode in to ``sites`` (storage states on real servers)."""
-        cookies: list[dict[str, Any]] = []
-        for site in sites:
-            if self.site_config is not None:
-                path = self.site_config.storage_states.get(site)
-                if path:
-                    state = json.loads(Path(path).read_text(encoding="utf-8"))
-                    cookies += state.get("cookies", [])
-                    continue
-                if self._auto_login is None:
-                    self._auto_login = AutoLogin(self.site_urls, self.site_config.auth_dir)
-                cookies += await self._auto_login.cookies(site, self.open_session)
-                continue
-            if site not in ACCOUNTS:
-                continue
-            base = self.site_urls[site]
-            value = self._login_cookies.get(base)
-            if value is None:  # the login cookie does not depend on the site session
-                username, password = ACCOUNTS[site]
-                async with httpx.AsyncClient(cookies={SESSION_COOKIE: self.session_id}) as client:
-                    resp = await client.post(f"{base}/login", data={"username": username,
-                                                                     "password": password})
-                value = resp.cookies.get(f"wa_login_{site}")
-                if resp.status_code != 303 or not value:
-                    raise EnvError(f"login to the bundled {site} site failed "
-                                   f"({resp.status_code})")
-                self._login_cookies[base] = value
-            cookies.append({"name": f"wa_login_{site}", "value": value, "url": base})
-        return cookies
-
     async def evaluate(self, action: WebAction) -> tuple[float, bool, dict[str, Any]]:
         """0 until ``stop``; then the WebArena-Lite evaluators' product."""
         if action.name != "stop" or self.task is None:
@@ -279,7 +226,7 @@ class WebArenaEnv(WebEnv):
                                               network_log, self.site_urls)
             self.result_info = {"success": score >= 1.0, **info, "answer": self.answer}
         else:
-            helpers = SiteHelpers(self.site_urls, self._site_client())
+            helpers = SiteHelpers(self.site_urls, self.sites.client())
             result = await evaluate(config, self.answer, _Probe(self), self.judge, helpers,
                                     self.eval_mode)
             score = result.score
@@ -305,35 +252,15 @@ class WebArenaEnv(WebEnv):
 
         await restore(self, snap)
 
-    async def _drop_session(self, sid: str) -> None:
-        try:
-            await self._site_client().delete(f"{next(iter(self.site_urls.values()))}"
-                                             f"/__agentgym__/sessions/{sid}")
-        except httpx.HTTPError as e:  # the server collects idle sessions anyway
-            logger.debug("dropping site session %s failed: %s", sid, e)
-
     def forget_ended_loop(self) -> None:
         """Also drop the sites' HTTP client of the ended loop (the site server collects the
         old episode's session when it idles)."""
         super().forget_ended_loop()
-        self._http = None
-        self.session_id = ""
-
-    def _site_client(self) -> httpx.AsyncClient:
-        """The env's HTTP client for the bundled sites' control routes, made once: building
-        a client loads a TLS context (about 50 ms of CPU), too much for every episode."""
-        if self._http is None:
-            self._http = httpx.AsyncClient(timeout=5, verify=False)  # noqa: S501 -- loopback http
-        return self._http
+        self.sites.forget_loop()
 
     async def _aclose(self) -> None:
         await super()._aclose()
-        if self.session_id and not self.external:
-            await self._drop_session(self.session_id)
-            self.session_id = ""
-        if self._http is not None:
-            await self._http.aclose()
-            self._http = None
+        await self.sites.aclose()
 
     # -- expert ------------------------------------------------------------------------------
 
@@ -343,6 +270,19 @@ class WebArenaEnv(WebEnv):
         if not steps:
             return None
         return [ExpertStep.from_json(s, self.placeholders()) for s in steps]
+
+
+def site_backend(sites: dict[str, Any] | str | Path | None, config: str | Path | None,
+                 storage_states: dict[str, str] | None = None) -> SiteBackend:
+    """Real servers when ``sites``, ``config``'s ``sites:`` or the ``WA_*`` variables name
+    them (see :mod:`.official_sites`), else the bundled sites."""
+    cfg = read_file(config) if config is not None else {}
+    site_config = resolve(sites, cfg)
+    if site_config is None:
+        return BundledSites()
+    if storage_states:
+        site_config.storage_states.update(storage_states)
+    return RealSites(site_config)
 
 
 class _Probe:
@@ -389,4 +329,5 @@ def load_env_tasks() -> TaskSet:
     return load_tasks()
 
 
-__all__ = ["ACCOUNTS", "INSTRUCTIONS", "PLACEHOLDERS", "WebArenaEnv", "load_env_tasks"]
+__all__ = ["ACCOUNTS", "INSTRUCTIONS", "PLACEHOLDERS", "WebArenaEnv", "load_env_tasks",
+           "site_backend"]
