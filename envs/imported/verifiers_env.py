@@ -57,6 +57,8 @@ from . import verifiers_client
 from .verifiers_client import VerifiersWorkerError, worker
 
 ID_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*(/[A-Za-z0-9_.\-]+)?(@[A-Za-z0-9_.\-+]+)?$")
+MAX_ACTION_CHARS = 200_000
+"""A longer reply is refused with an error observation (never sent to the worker)."""
 TOOL_NOTE = ("Call the tools to act; a reply without a tool call is your final answer and "
              "ends the episode.")
 
@@ -201,6 +203,10 @@ class VerifiersEnv(TaskToolEnv):
             return make_observation(f"Error: {info['error']}"), 0.0, False, False, info
         content = action if isinstance(action, str) else str(
             action.get("content") or "") if isinstance(action, dict) else ""
+        size = len(content) + sum(len(json.dumps(c.arguments, default=str)) for c in calls)
+        if size > MAX_ACTION_CHARS:
+            info["error"] = f"the reply is {size} characters long; at most {MAX_ACTION_CHARS}"
+            return make_observation(f"Error: {info['error']}"), 0.0, False, False, info
         wire = [{"id": c.id or f"call_{self.turn}_{i}", "name": c.name,
                  "arguments": c.arguments} for i, c in enumerate(calls[:self.max_calls_per_turn])]
         try:

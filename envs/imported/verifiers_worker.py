@@ -185,6 +185,11 @@ class Worker:
 def main() -> None:
     """Answer requests until stdin closes."""
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+    # the replies get their own copy of stdout; anything else written there (a tool's print, a
+    # child process) goes to stderr instead of between the replies
+    replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
     worker = Worker()
     loop = asyncio.new_event_loop()
     for line in sys.stdin:
@@ -199,8 +204,8 @@ def main() -> None:
             except Exception as e:  # one bad request must not end the worker
                 logging.getLogger(__name__).exception("request failed")
                 reply = {"ok": False, "error": f"{type(e).__name__}: {e}"[:2000]}
-        sys.stdout.write(json.dumps(reply, default=str) + "\n")
-        sys.stdout.flush()
+        replies.write(json.dumps(reply, default=str) + "\n")
+        replies.flush()
 
 
 if __name__ == "__main__":

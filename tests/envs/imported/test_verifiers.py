@@ -80,6 +80,7 @@ class LookupToolset(vf.Toolset[vf.ToolsetConfig]):
     @vf.tool
     def lookup(self, key: str) -> str:
         """Look a key's value up in the store."""
+        print("looking up", key)  # a tool that prints must not break the worker's replies
         if key not in VALUES:
             raise ValueError(f"no key {key!r}")
         return VALUES[key]
@@ -194,6 +195,8 @@ def test_a_tool_env_runs_its_toolset_turn_by_turn(envs_dir: str) -> None:
     obs, _, terminated, _, info = env.step('<tool_call>{"name": "kv_lookup", "arguments": 7'
                                            '</tool_call>')
     assert obs["text"].startswith("Error: cannot read the tool call") and not terminated
+    obs, _, terminated, _, info = env.step("4" * 300_000)  # a hostile length: not sent
+    assert "at most" in obs["text"] and not terminated and "aborted" not in info
     _, reward, terminated, _, info = env.step("47")
     assert (reward, terminated, info["success"], info["stop"]) == (1.0, True, True,
                                                                    "no_tool_calls")
