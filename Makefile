@@ -3,11 +3,17 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 
 .PHONY: setup demo test test-all lint bench clean setup-vllm test-vllm setup-openenv \
-	setup-webarena-verified setup-verifiers
+	setup-webarena-verified setup-verifiers setup-peers
 
 setup:
 	@bash scripts/setup.sh
 	@bash scripts/setup_webarena_verified_venv.sh
+	@bash scripts/setup_peer_venvs.sh
+
+# OpenEnv, Harbor and the OpenAI Agents SDK in their own environments, side by side (their
+# pins clash with .venv): the tests that drive these peers' own clients need them.
+setup-peers:
+	@bash scripts/setup_peer_venvs.sh
 
 # The webarena-verified package and its pins in their own environment (.venv-webarena-verified):
 # its evaluator scores web/webarena-verified-v0 in a worker process (docs/webarena.md).

@@ -10,8 +10,12 @@ if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c "import harbor" 2>/dev/nul
   echo "harbor venv: $VENV already has harbor"; exit 0
 fi
 py=""
-for cand in python3.13 python3.12; do
-  if command -v "$cand" >/dev/null 2>&1; then py=$(command -v "$cand"); break; fi
+# pyenv's shims answer `command -v` even when no selected version has the command: a candidate
+# counts only when it runs.
+for cand in python3.13 python3.12 ${PYENV_ROOT:-$HOME/.pyenv}/versions/3.1[2-9]*/bin/python3; do
+  if "$cand" -c 'import sys; assert sys.version_info >= (3, 12)' >/dev/null 2>&1; then
+    py=$cand; break
+  fi
 done
 if [ -z "$py" ]; then
   echo "harbor venv: needs python3.12 or newer (apt install python3.12, or pyenv)" >&2; exit 2
