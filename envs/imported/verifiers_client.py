@@ -69,6 +69,11 @@ class VerifiersWorker(VerifiedScorer):
         """The live worker's process id (None before the first call)."""
         return self._proc.pid if self._proc is not None else None
 
+    @property
+    def alive(self) -> bool:
+        """Whether a worker process is running (a request would not start one)."""
+        return self._proc is not None and self._proc.poll() is None
+
     def request(self, message: dict[str, Any]) -> dict[str, Any]:
         """One reply; a dead or hung worker raises :class:`VerifiersWorkerError`."""
         try:

@@ -185,6 +185,8 @@ def test_a_tool_env_runs_its_toolset_turn_by_turn(envs_dir: str) -> None:
     [schema] = base.tools.to_openai()
     assert schema["function"]["name"] == "kv_lookup"  # <server>_<tool>, as verifiers names it
     assert schema["function"]["parameters"]["required"] == ["key"]
+    [mcp] = base.tools.to_mcp()  # the same schema for MCP clients
+    assert (mcp["name"], mcp["inputSchema"]["required"]) == ("kv_lookup", ["key"])
     env.reset(options={"task_id": "agentgym_vf_kv/1"})  # green
     obs, reward, terminated, _, info = env.step(
         '<tool_call>{"name": "kv_lookup", "arguments": {"key": "green"}}</tool_call>')
@@ -262,14 +264,17 @@ def test_eval_with_the_scripted_policy_and_audit_from_the_command_line(envs_dir:
 
 
 def test_a_dead_worker_aborts_the_episode_with_its_reason(envs_dir: str) -> None:
-    env = agentgym.make(SUM, path=envs_dir)
+    env, other = agentgym.make(SUM, path=envs_dir), agentgym.make(SUM, path=envs_dir)
     env.reset(seed=0)
+    other.reset(seed=1)
     pid = verifiers_client.worker().pid
     assert pid is not None
     os.kill(pid, signal.SIGKILL)
     _, reward, terminated, truncated, info = env.step("7")
     assert (reward, terminated, truncated, info["aborted"]) == (0.0, False, True, True)
     assert "verifiers worker failed" in info["abort_reason"]
+    other.close()  # its session died with the worker: closing starts no worker to end it
+    assert not verifiers_client.worker().alive
     obs, _ = env.reset(seed=0)  # a fresh worker takes over
     assert obs["text"] and verifiers_client.worker().pid != pid
     assert Path(verifiers_client.worker().log_path).exists()
