@@ -74,7 +74,8 @@ def check_id(ident: str) -> str:
 def _spec(ident: str, env_args: dict[str, Any], path: Any, max_tasks: int | None) -> str:
     folders = [path] if isinstance(path, str | Path) else list(path or ())
     return json.dumps({"id": ident, "env_args": env_args, "max_tasks": max_tasks,
-                       "path": [str(Path(p).resolve()) for p in folders]}, sort_keys=True)
+                       "path": [str(Path(p).resolve()) for p in folders]}, sort_keys=True,
+                      default=str)
 
 
 @functools.lru_cache(maxsize=32)

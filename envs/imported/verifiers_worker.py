@@ -84,15 +84,14 @@ class Loaded:
         if not self.refusal and harness not in ("bash", "null"):
             self.refusal = f"{ident} ships its own harness ({harness}), a program of its own"
         self.taskset = vf.load_taskset(config.taskset)
-        stream = iter(self.taskset)
         limit = spec.get("max_tasks")
+        if self.taskset.INFINITE and limit is None:
+            raise ValueError(f"{ident}'s taskset is infinite: pass max_tasks=N")
         self.tasks: list[Any] = []
-        for task in stream:
+        for task in self.taskset:
             if limit is not None and len(self.tasks) >= int(limit):
                 break
             self.tasks.append(task)
-        if self.taskset.INFINITE and limit is None:
-            raise ValueError(f"{ident}'s taskset is infinite: pass max_tasks=N")
         if not self.refusal and self.tasks:
             self.refusal = self._task_refusal(self.tasks[0])
         self.env_name = env_cls.__name__

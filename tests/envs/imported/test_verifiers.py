@@ -145,15 +145,32 @@ class BoxTaskset(vf.Taskset[BoxTask, vf.TasksetConfig]):
 __all__ = ["BoxTaskset"]
 '''
 
+ENDLESS = '''
+import verifiers.v1 as vf
+
+
+class CountTaskset(vf.Taskset[vf.Task, vf.TasksetConfig]):
+    INFINITE = True
+
+    def load(self):
+        i = 0
+        while True:
+            yield vf.Task(vf.TaskData(prompt=f"Say {i}."), self.config.task)
+            i += 1
+
+
+__all__ = ["CountTaskset"]
+'''
+
 SUM, KV = "verifiers:agentgym_vf_sum", "verifiers:agentgym_vf_kv"
 
 
 @pytest.fixture(scope="module")
 def envs_dir(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """Three verifiers env packages, on the worker's path through ``path=``."""
+    """Four verifiers env packages, on the worker's path through ``path=``."""
     root = tmp_path_factory.mktemp("vf-envs")
     for name, source in (("agentgym_vf_sum", MATH), ("agentgym_vf_kv", TOOLS),
-                         ("agentgym_vf_box", NEEDS_RUNTIME)):
+                         ("agentgym_vf_box", NEEDS_RUNTIME), ("agentgym_vf_endless", ENDLESS)):
         (root / name).mkdir()
         (root / name / "__init__.py").write_text(textwrap.dedent(source))
     return str(root)
@@ -238,6 +255,10 @@ def test_envs_that_need_verifiers_own_loop_are_refused_with_the_reason(envs_dir:
         agentgym.make("verifiers:agentgym_no_such_env", path=envs_dir)
     with pytest.raises(agentgym.EnvNotFound, match="expected an installed taskset"):
         agentgym.make("verifiers:../etc")
+    with pytest.raises(agentgym.ConfigError, match="infinite: pass max_tasks"):
+        agentgym.make("verifiers:agentgym_vf_endless", path=envs_dir)
+    endless = agentgym.make("verifiers:agentgym_vf_endless", path=envs_dir, max_tasks=5)
+    assert len(endless.unwrapped.task_set) == 4  # 5 rows, one of them in test
 
 
 def test_the_audit_passes_an_exact_rubric_and_flags_a_loose_one(envs_dir: str) -> None:
