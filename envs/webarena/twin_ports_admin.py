@@ -9,7 +9,7 @@ from datetime import date
 from typing import Any
 
 from .sites.data_shop import BRANDS
-from .sites.shopping_admin_more import REPORTS, TOP_TERMS, invoice_number, short_date
+from .sites.shopping_admin_reports import REPORTS, TOP_TERMS, invoice_number, short_date
 from .taskgen import Candidate, click, html_check, stop, type_, value_of
 from .twin_ports_shop import A, Dbs, Port, port
 

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .sites.data_map import format_minutes, route
-from .sites.shopping import CONTACT_PHONE
+from .sites.shopping_catalog import CONTACT_PHONE
 from .taskgen import (
     ROWS,
     Candidate,

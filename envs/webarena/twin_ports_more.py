@@ -8,7 +8,7 @@ from typing import Any
 
 from .sites.data_gitlab import GITLAB_USER
 from .sites.data_map import format_minutes, haversine_km, route
-from .sites.gitlab import ssh_clone_url
+from .sites.gitlab_projects import ssh_clone_url
 from .taskgen import Candidate, click, fact, html_check, query, stop, type_
 from .templates_more import _directions, _places, _projects
 from .twin_ports_shop import Dbs, Port, adapt, port

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from .sites.shopping_more import delivery
+from .sites.shopping_account import delivery
 from .taskgen import Candidate, click, html_check, select, stop, value_of
 from .twin_ports_shop import Dbs, Port, S, port
 

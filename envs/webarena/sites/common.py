@@ -14,7 +14,7 @@ import math
 import re
 import secrets
 import sqlite3
-from collections.abc import Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +36,8 @@ _BAD_TEXT = re.compile(r"[<>\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 MAX_QUERY = 200
 PER_PAGE = 20
 _SECRET = secrets.token_bytes(32)
+Pages = dict[str, Callable[[Request], Awaitable[Response]]]
+"""A route module's endpoints by name; the site's ``make_app`` maps URLs to them."""
 
 
 @dataclass

@@ -9,7 +9,7 @@ import random
 import sqlite3
 from datetime import datetime, timedelta
 
-from .data_gitlab_more import build_gitlab_more
+from .data_gitlab_activity import build_gitlab_activity
 
 SCHEMA = """
 CREATE TABLE users (id INTEGER PRIMARY KEY, username TEXT UNIQUE, name TEXT, password TEXT);
@@ -122,4 +122,4 @@ def build_gitlab(conn: sqlite3.Connection, seed: int = 13) -> None:
                           rng.choice(["opened", "merged", "merged", "closed"]),
                           rng.randint(1, n_users),
                           (created + timedelta(days=rng.randint(1, 500))).date().isoformat()))
-    build_gitlab_more(conn)
+    build_gitlab_activity(conn)

@@ -11,7 +11,7 @@ import sqlite3
 from datetime import date, timedelta
 
 from .data_map import CITIES
-from .data_shop_more import build_shop_more
+from .data_shop_marketing import build_shop_marketing
 
 SCHEMA = """
 CREATE TABLE categories (id INTEGER PRIMARY KEY, slug TEXT UNIQUE, name TEXT);
@@ -151,4 +151,4 @@ def build_shop(conn: sqlite3.Connection, seed: int = 7) -> None:
         conn.execute("INSERT INTO orders VALUES (?,?,?,?,?,?)",
                      (oid, f"{100000000 + oid}", cust, rng.choice(ORDER_STATUSES),
                       placed.isoformat(), round(total, 2)))
-    build_shop_more(conn)
+    build_shop_marketing(conn)

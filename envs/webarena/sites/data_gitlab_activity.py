@@ -1,4 +1,4 @@
-"""More of the code-hosting site's content: commits, merge request assignees and reviewers,
+"""The code-hosting site's activity: commits, merge request assignees and reviewers,
 to-do items, and the profile fields (status, website, feed token) of every user.
 
 Filled after :func:`.data_gitlab.build_gitlab`'s tables, from its own random generator, so the
@@ -12,7 +12,7 @@ import sqlite3
 import string
 from datetime import date, timedelta
 
-MORE_SCHEMA = """
+ACTIVITY_SCHEMA = """
 CREATE TABLE commits (id INTEGER PRIMARY KEY, project_id INTEGER, sha TEXT UNIQUE,
   author_id INTEGER, message TEXT, created TEXT);
 CREATE TABLE todos (id INTEGER PRIMARY KEY, user_id INTEGER, project_id INTEGER, kind TEXT,
@@ -30,10 +30,10 @@ TODO_ACTIONS = ["assigned you", "mentioned you", "requested your review", "set y
 STATUSES = ["Working from home", "In a meeting", "Busy", "Out sick", "Commuting", ""]
 
 
-def build_gitlab_more(conn: sqlite3.Connection, seed: int = 29) -> None:
+def build_gitlab_activity(conn: sqlite3.Connection, seed: int = 29) -> None:
     """Add the commits, to-dos, merge request people and profile fields to ``conn``."""
     rng = random.Random(seed)
-    conn.executescript(MORE_SCHEMA)
+    conn.executescript(ACTIVITY_SCHEMA)
     users = [r[0] for r in conn.execute("SELECT id FROM users ORDER BY id")]
     alphabet = string.ascii_letters + string.digits
     for uid in users:

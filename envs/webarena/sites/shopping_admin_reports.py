@@ -1,10 +1,9 @@
-"""More pages of the admin panel: invoices, sales reports over a date range, the search terms
-report and the storefront themes. Every page needs the admin login.
+"""The admin panel's reports and documents: invoices, sales reports over a date range, the search
+terms report and the storefront themes. Every page needs the admin login.
 
 Invoices are those of complete orders (one each, numbered after the order id). A report's date
 fields accept ``M/D/YY``, ``M/D/YYYY`` or ``YYYY-MM-DD`` and show the dates back as ``M/D/YY``;
-a date they cannot read is said on the page, and no report is drawn.
-"""
+a date they cannot read is said on the page, and no report is drawn."""
 
 from __future__ import annotations
 
@@ -15,9 +14,8 @@ from typing import Any
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
 
-from .common import Site, path_int, query_text, require_user
+from .common import Pages, Site, path_int, query_text, require_user
 from .views import field, form, link, money, pager, pager_view, table
 
 REPORTS = {"sales": "Sales Orders", "shipping": "Shipping", "invoiced": "Invoiced",
@@ -62,8 +60,8 @@ def top_terms_section(conn: Any) -> dict[str, Any]:
         [r["query"], r["results"], r["hits"]] for r in rows])}
 
 
-def more_routes(site: Site) -> list[Route]:
-    """The routes of these pages."""
+def report_pages(site: Site) -> Pages:
+    """The report, invoice and theme pages' endpoints by name."""
 
     def page(request: Request, **ctx: Any) -> Response:
         return site.render(request, "page.html", **ctx)
@@ -171,7 +169,5 @@ def more_routes(site: Site) -> list[Route]:
             ("Theme Title", r["title"]), ("Parent Theme", r["parent"] or "none"),
             ("Theme Path", r["path"])])
 
-    return [Route("/sales/invoice", invoices), Route("/sales/invoice/{oid}", invoice),
-            Route("/reports", reports), Route("/reports/report_sales/{kind}", report),
-            Route("/reports/search_terms", search_terms), Route("/themes", themes),
-            Route("/themes/{tid}", theme)]
+    return {"invoices": invoices, "invoice": invoice, "reports": reports, "report": report,
+            "search_terms": search_terms, "themes": themes, "theme": theme}

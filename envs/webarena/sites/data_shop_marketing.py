@@ -1,4 +1,4 @@
-"""More of the shop's content: the storefront's search terms (what shoppers searched for, and
+"""The shop's marketing content: the storefront's search terms (what shoppers searched for, and
 how often), the storefront themes the admin panel lists, and each customer's newsletter
 subscription (none to start with).
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 
-MORE_SCHEMA = """
+MARKETING_SCHEMA = """
 CREATE TABLE search_terms (id INTEGER PRIMARY KEY, query TEXT UNIQUE, results INTEGER,
   hits INTEGER);
 CREATE TABLE themes (id INTEGER PRIMARY KEY, title TEXT UNIQUE, path TEXT, parent TEXT);
@@ -30,9 +30,9 @@ THEMES = [(1, "Magento Blank", "Magento/blank", ""), (2, "Magento Luma", "Magent
 """``(id, title, path, parent theme)``."""
 
 
-def build_shop_more(conn: sqlite3.Connection) -> None:
+def build_shop_marketing(conn: sqlite3.Connection) -> None:
     """Add the search terms and themes to ``conn``."""
-    conn.executescript(MORE_SCHEMA)
+    conn.executescript(MARKETING_SCHEMA)
     conn.executemany("INSERT INTO search_terms (query, results, hits) VALUES (?,?,?)",
                      SEARCH_TERMS)
     conn.executemany("INSERT INTO themes VALUES (?,?,?,?)", THEMES)

@@ -1,17 +1,14 @@
-"""More pages of the code-hosting site: a project's commits and contributors, my merge requests
-(assigned to me, or waiting for my review), my to-do list, and my profile (status, website,
-feed token). Writing and the personal pages need the login."""
+"""The code-hosting site's personal pages: my merge requests (assigned to me, or waiting for
+my review), my to-do list, and my profile (status, website, feed token). They need the login."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
 
-from .common import Site, form_text, query_text, read_form, redirect, require_user
+from .common import Pages, Site, form_text, query_text, read_form, redirect, require_user
 from .views import field, form, link, table
 
 MR_FILTERS = {"assignee_username": "Assigned to you", "reviewer_username": "Review requests "
@@ -19,39 +16,8 @@ MR_FILTERS = {"assignee_username": "Assigned to you", "reviewer_username": "Revi
 """Query key of the merge request dashboard -> the link that sets it to my username."""
 
 
-def _project(conn: Any, request: Request) -> Any:
-    row = conn.execute("SELECT * FROM projects WHERE namespace = ? AND name = ?",
-                       (str(request.path_params["ns"]), str(request.path_params["proj"])))
-    p = row.fetchone()
-    if p is None:
-        raise HTTPException(404, "project not found")
-    return p
-
-
-def more_routes(site: Site) -> tuple[list[Route], list[Route]]:
-    """``(site routes, project routes)``: the first go before the ``/{ns}/{proj}`` ones."""
-
-    async def commits(request: Request) -> Response:
-        with site.db(request) as conn:
-            p = _project(conn, request)
-            rows = conn.execute("SELECT c.*, u.name, u.username FROM commits c JOIN users u ON "
-                                "u.id = c.author_id WHERE project_id = ? ORDER BY c.created "
-                                "DESC, c.id DESC", (p["id"],)).fetchall()
-        return site.render(request, "page.html", title=f"Commits · {p['name']}",
-                           intro=f"{len(rows)} commits", sections=[
-            {"heading": "Commits", "table": table(["Commit", "Message", "Author", "Date"], [
-                [r["sha"][:8], r["message"], r["name"], r["created"]] for r in rows])}])
-
-    async def contributors(request: Request) -> Response:
-        with site.db(request) as conn:
-            p = _project(conn, request)
-            rows = conn.execute("SELECT u.name, u.username, COUNT(*) AS n FROM commits c JOIN "
-                                "users u ON u.id = c.author_id WHERE project_id = ? GROUP BY "
-                                "u.id ORDER BY n DESC, u.name", (p["id"],)).fetchall()
-        return site.render(request, "page.html", title=f"Contributors · {p['name']}", sections=[
-            {"heading": "Contributors", "table": table(["Name", "Username", "Commits"], [
-                [r["name"], link(r["username"], f"/users/{r['username']}"), r["n"]]
-                for r in rows])}])
+def account_pages(site: Site) -> Pages:
+    """The personal pages' endpoints by name."""
 
     async def my_merge_requests(request: Request) -> Response:
         user = require_user(request, site.name)
@@ -120,15 +86,10 @@ def more_routes(site: Site) -> tuple[list[Route], list[Route]]:
             ("Feed token", token)], intro="Your feed token authenticates you when your RSS "
                                           "reader loads a personalized RSS feed.")
 
-    pre = "/{ns}/{proj}"
-    return ([Route("/dashboard/merge_requests", my_merge_requests),
-             Route("/dashboard/todos", todos),
-             Route("/-/profile", profile, methods=["GET", "POST"]),
-             Route("/-/profile/personal_access_tokens", tokens)],
-            [Route(f"{pre}/-/commits", commits), Route(f"{pre}/-/graphs/main", contributors)])
+    return {"my_merge_requests": my_merge_requests, "todos": todos, "profile": profile,
+            "tokens": tokens}
 
 
 def profile_facts(u: Any) -> list[tuple[str, str]]:
     """The user page's status and website facts (those set)."""
     return [(k, u[c]) for k, c in (("Status", "status"), ("Website", "website")) if u[c]]
-
