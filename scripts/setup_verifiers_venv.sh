@@ -3,8 +3,9 @@
 # .venv-verifiers (`make setup-verifiers`): verifiers pins openai<3 and mcp==2.0.0, which the
 # project's .venv does not meet, so `agentgym.make("verifiers:...")` drives its environments in
 # a worker process (envs/imported/verifiers_worker.py, started by envs/imported/verifiers_env.py),
-# and the `agentgym export verifiers` package runs in verifiers' own loop here. Without it the
-# verifiers tests skip (docs/interop.md). Network: the package index only.
+# and verifiers' own loop (vf-eval, which needs uv) runs here for the tests that compare it with
+# the importer. Without it the verifiers tests skip (docs/interop.md). Network: the package
+# index only (uv fetches a harness program's dependencies from it on first use).
 # Idempotent and quick when already done (a stamp of the specs and this script, written last).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,7 +13,8 @@ trap 'echo "setup-verifiers: FAILED (exit $?) at line $LINENO: $BASH_COMMAND" >&
 
 VENV=${VERIFIERS_VENV:-.venv-verifiers}
 PYTHON=${PYTHON:-python3}
-SPECS=(${VERIFIERS_SPECS:-verifiers==0.4.0})
+# uv: verifiers' own loop (vf-eval) prepares each harness program with `uv sync --script`.
+SPECS=(${VERIFIERS_SPECS:-verifiers==0.4.0 uv==0.13.9})
 
 stamp="$VENV/.agentgym-verifiers-installed"
 want=$(printf '%s\n' "${SPECS[@]}" | cat - scripts/setup_verifiers_venv.sh \
@@ -30,5 +32,6 @@ echo "*" > "$VENV/.gitignore"  # git ignores the folder (as Python 3.13's venv d
 import verifiers as vf
 print('setup-verifiers: verifiers', vf.__version__, 'imports')
 "
+"$VENV/bin/uv" --version >/dev/null
 echo "$want" > "$stamp"
 echo "setup-verifiers: done ($VENV, $(du -sh "$VENV" | cut -f1), $(( $(date +%s) - start )) s)"

@@ -8,9 +8,15 @@ verifiers pins openai<3 and mcp==2.0.0, so it lives in ``.venv-verifiers``
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+import subprocess
 import textwrap
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -299,3 +305,73 @@ def test_a_dead_worker_aborts_the_episode_with_its_reason(envs_dir: str) -> None
     obs, _ = env.reset(seed=0)  # a fresh worker takes over
     assert obs["text"] and verifiers_client.worker().pid != pid
     assert Path(verifiers_client.worker().log_path).exists()
+
+
+class _Scripted(BaseHTTPRequestHandler):
+    """An OpenAI-compatible endpoint that streams the same reply to every chat request."""
+
+    reply = "9"
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
+        base = {"id": "c", "object": "chat.completion.chunk", "created": int(time.time()),
+                "model": body.get("model", "m")}
+        chunks = [{**base, "choices": [{"index": 0, "finish_reason": None, "delta": {
+                      "role": "assistant", "content": self.reply}}]},
+                  {**base, "choices": [{"index": 0, "finish_reason": "stop", "delta": {}}]},
+                  {**base, "choices": [], "usage": {"prompt_tokens": 1, "completion_tokens": 1,
+                                                    "total_tokens": 2}}]
+        data = b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks)
+        data += b"data: [DONE]\n\n"
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: object) -> None:
+        """Quiet."""
+
+
+@pytest.fixture()
+def scripted_model() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Scripted)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.mark.slow
+def test_verifiers_own_loop_and_the_importer_pay_the_same_rewards(
+        envs_dir: str, scripted_model: str, tmp_path: Path) -> None:
+    """vf-eval (verifiers' own rollout: its null chat harness program, interception server and
+    scoring) and make("verifiers:...") score the same reply on every task alike. The harness
+    program's dependencies come from the package index through uv on first use."""
+    venv_bin = Path(verifiers_client.worker_python()).parent
+    if not (venv_bin / "uv").exists():
+        pytest.skip("no uv in .venv-verifiers (make setup-verifiers)")
+    env = {**os.environ, "PATH": f"{venv_bin}:{os.environ['PATH']}", "PYTHONPATH": envs_dir,
+           "AGENTGYM_FAKE_KEY": "unused"}
+    subprocess.run(
+        [str(venv_bin / "vf-eval"), "agentgym_vf_sum", "--model", "m",
+         "--client.base-url", scripted_model, "--client.api-key-var", "AGENTGYM_FAKE_KEY",
+         "--env.agent.harness.id", "null", "--env.agent.runtime.type", "subprocess",
+         "--no-push", "-o", str(tmp_path), "--select.limit", "10"],
+        env=env, cwd=tmp_path, check=True, capture_output=True, timeout=900)
+    [traces] = tmp_path.glob("*/traces.jsonl")
+    theirs = {}
+    for line in traces.read_text().splitlines():
+        episode = json.loads(line)
+        [trace] = episode["traces"]
+        assert trace["stop_condition"] == "agent_completed", trace.get("errors")
+        theirs[episode["task"]["data"]["idx"]] = sum(
+            r["score"] * r["weight"] for r in trace["rewards"].values())
+    ours = {}
+    made = agentgym.make(SUM, path=envs_dir, test_size=0)
+    for idx in theirs:
+        made.reset(options={"task_id": f"agentgym_vf_sum/{idx}"})
+        ours[idx] = made.step(_Scripted.reply)[1]
+    assert len(theirs) == 10 and ours == theirs
+    assert theirs[1] == 1.0 and sum(theirs.values()) == 1.0  # 1 + 8 = 9 only
