@@ -20,6 +20,7 @@ _LAZY = {
     "GRPOTrainer": "grpo",
     "TrainConfig": "config",
     "TrainResult": "state",
+    "Trainer": "grpo",
     "aggregation_weights": "losses",
     "dr_grpo_advantages": "advantages",
     "grpo_advantages": "advantages",
@@ -35,16 +36,13 @@ _LAZY = {
 
 
 def train(cfg: Any, *, trainer_cls: Any = None, **kwargs: Any) -> Any:
-    """Run the trainer registered as ``cfg.algorithm`` (or ``trainer_cls``) on a config; its
-    asynchronous variant when ``cfg.async_rollouts`` is set."""
+    """Run the trainer registered as ``cfg.algorithm`` (or ``trainer_cls``) on a config (its
+    phases come from the config's schedule, its rollout source from ``async_rollouts`` and
+    ``rollout_source``)."""
     if trainer_cls is None:
         from agentgym import get_registry
 
         trainer_cls = get_registry("trainers").load(cfg.algorithm)
-    if getattr(cfg, "async_rollouts", False):
-        from .async_grpo import async_trainer
-
-        trainer_cls = async_trainer(trainer_cls)
     return trainer_cls(cfg, **kwargs).train()
 
 

@@ -8,12 +8,15 @@ tokens only, with exactly the masks RL trains on, and the update path is the RL 
 (:func:`agentgym.trainers.update.policy_update`) with the ``nll`` loss (``-logp`` times an
 advantage of 1, averaged over every trained token of the batch).
 
-One config runs both phases: the first ``bc_steps`` of ``steps`` are behaviour-cloning steps
-(``bc_batch_size`` expert episodes each, learning rate ``bc_lr``), the rest are the algorithm's
-own steps, which start from a fresh optimizer state (``bc_optimizer: reset``; ``keep`` carries
-BC's Adam moments on, whose momentum then moves the weights even where RL has no gradient).
-Evaluation runs after the last BC step too, so the run reports BC alone beside BC + RL.
-``algorithm: bc_grpo`` selects it (``bc_semi_online`` for the semi-online trainer).
+BC is a phase of the schedule (:mod:`agentgym.trainers.schedule`): ``phases: [{bc: 4},
+{grpo: 8}]``, or the earlier ``algorithm: bc_grpo`` with ``bc_steps: 4`` of ``steps: 12``. Its
+steps (``bc_batch_size`` expert episodes each from the
+:class:`~agentgym.trainers.sources.expert.ExpertSource`, learning rate ``bc_lr``,
+:class:`~agentgym.trainers.scoring.bc.BCObjective`) come first; the learning phase starts from a
+fresh optimizer state (``bc_optimizer: reset``; ``keep`` carries BC's Adam moments on, whose
+momentum then moves the weights even where RL has no gradient). Evaluation runs after the last
+BC step too, so the run reports BC alone beside BC + RL. This module holds the pieces: the
+token layout of an expert episode, the expert data of a run, the NLL loss, the SOP eval hook.
 
 With summarised context (``summary_budget``), the scripted expert is recorded under the same
 budget, counted in the model's tokens, and writes its own summaries
@@ -45,9 +48,9 @@ from agentgym.rollout import (
     record_experts,
 )
 
-from .batch import collate
 from .distributed import all_sum, barrier
 from .grpo import GRPOTrainer
+from .parts import WaitsForSlot
 
 logger = logging.getLogger(__name__)
 
@@ -96,10 +99,11 @@ def expert_training_trajectory(expert: ExpertTrajectory, chat: ChatFormat, eos_i
 
 def experts_for(trainer: GRPOTrainer, path: str, split: str) -> dict[str, ExpertTrajectory]:
     """Expert trajectories by task id: from ``path``, else recorded once into the run folder."""
-    cfg = trainer.cfg
+    cfg, dist = trainer.cfg, trainer.dist
+    assert dist is not None, "setup() starts the process group first"
     if not path:
         folder = Path(cfg.output_dir) / f"experts-{split}"
-        if trainer.dist.is_main and not (folder / "COMPLETE").exists():
+        if dist.is_main and not (folder / "COMPLETE").exists():
             summary = cfg.summary_config()
             policy: Any = "scripted"
             config = None
@@ -110,7 +114,7 @@ def experts_for(trainer: GRPOTrainer, path: str, split: str) -> dict[str, Expert
                                     policy=policy, config=config)
             logger.info("recorded the scripted expert on %s: %s", split, counts)
             (folder / "COMPLETE").write_text("ok")
-        barrier(trainer.dist)
+        barrier(dist)
         path = str(folder)
     experts = {e.task_id: e
                for e in load_experts(path, successful_only=not cfg.expert_failures)}
@@ -120,103 +124,66 @@ def experts_for(trainer: GRPOTrainer, path: str, split: str) -> dict[str, Expert
     return experts
 
 
-class BCWarmupTrainer(GRPOTrainer):
-    """GRPO (or a subclass's algorithm) preceded by ``bc_steps`` behaviour-cloning steps."""
+def chat_and_eos(tokenizer: Any) -> tuple[ChatFormat, int]:
+    """The chat format of ``tokenizer`` and its end-of-turn id (the first one of a list)."""
+    eos = tokenizer.eos_token_id
+    return ChatFormat(tokenizer), int(eos[0] if isinstance(eos, list) else eos)
 
-    needs_experts = False
-    """Whether the algorithm after the warm-up reads the train split's expert trajectories."""
 
-    def setup(self) -> None:
-        """The GRPO setup, plus the expert trajectories and the tokenization helpers."""
-        super().setup()
-        cfg = self.cfg
-        self.chat = ChatFormat(self.tokenizer)
-        eos = self.tokenizer.eos_token_id
-        self.eos_id = int(eos[0] if isinstance(eos, list) else eos)
-        self._patient_rollouts()
-        self.experts: dict[str, ExpertTrajectory] = {}
-        if cfg.bc_steps > 0 or self.needs_experts:
-            self.experts = experts_for(self, cfg.expert_data, cfg.train_split)
+def patient_rollouts(trainer: GRPOTrainer) -> None:
+    """Longer policy and episode timeouts than the engine's defaults (300 s, 600 s).
 
-    def _patient_rollouts(self) -> None:
-        """Longer policy and episode timeouts than the engine's defaults (300 s, 600 s).
+    Multi-turn episodes on a shared, oversubscribed CPU otherwise abort or truncate on the
+    wall clock, which would score load as the model's failure. (A config key for these is
+    requested from the trainer's owner.) With ``rollout_source: gateway`` there is no engine
+    here (the agent's own limit is ``gateway.timeout_s``); the expert needs no agent either,
+    it is recorded by :func:`experts_for` from the env alone.
+    """
+    policy = trainer.policy
+    if isinstance(policy, WaitsForSlot):  # the hf policy's own wait for a batch slot
+        policy.timeout_s = max(float(policy.timeout_s), PATIENT_S)
+    if trainer.cfg.rollout_source == "gateway":
+        return
+    rollouts = trainer.rollouts
+    rc = dataclasses.replace(rollouts.rollout_config, policy_timeout_s=PATIENT_S,
+                             episode_timeout_s=4 * PATIENT_S)
+    rollouts.rollout_config = rc
+    for engine in (rollouts.train_engine, rollouts.eval_engine):
+        engine.config = rc
 
-        Multi-turn episodes on a shared, oversubscribed CPU otherwise abort or truncate on the
-        wall clock, which would score load as the model's failure. (A config key for these is
-        requested from the trainer's owner.) With ``rollout_source: gateway`` there is no engine
-        here (the agent's own limit is ``gateway.timeout_s``); the expert needs no agent either,
-        it is recorded by :func:`experts_for` from the env alone.
-        """
-        if hasattr(self.policy, "timeout_s"):  # the hf policy's own wait for a batch slot
-            self.policy.timeout_s = max(float(self.policy.timeout_s), PATIENT_S)
-        if self.cfg.rollout_source == "gateway":
-            return
-        rc = dataclasses.replace(self.rollouts.rollout_config, policy_timeout_s=PATIENT_S,
-                                 episode_timeout_s=4 * PATIENT_S)
-        self.rollouts.rollout_config = rc
-        for engine in (self.rollouts.train_engine, self.rollouts.eval_engine):
-            engine.config = rc
 
-    def extra_eval_metrics(self) -> dict[str, float]:
-        """SOP, TSR and PG on the held-out tasks beside the online success, with ``sop_eval``
-        (and the self-play win rates of the base trainer)."""
-        return {**super().extra_eval_metrics(), **(self.sop() if self.cfg.sop_eval else {})}
+class SOPEval:
+    """Eval hook: SOP, TSR and PG of the current weights on the eval split's expert
+    trajectories (``sop_eval``), beside the online success."""
 
-    def sop(self) -> dict[str, float]:
-        """SOP of the current weights on the eval split's expert trajectories (this rank's)."""
-        cfg = self.cfg
-        if not hasattr(self, "eval_experts"):
-            by_id = experts_for(self, cfg.eval_expert_data, cfg.eval_split)
-            self.eval_experts = [by_id[i] for i in self.eval_ids if i in by_id]
-            self.sop_matcher = matcher_for_env(cfg.env, {**cfg.env_kwargs,
-                                                         "split": cfg.eval_split})
+    def __init__(self, trainer: GRPOTrainer) -> None:
+        self.trainer = trainer
+        self.experts: list[ExpertTrajectory] | None = None
+        self.matcher: Any = None
+
+    def evaluate(self, task_ids: list[str]) -> dict[str, float]:
+        """SOP over this rank's held-out ``task_ids`` that have an expert trajectory."""
+        t, cfg = self.trainer, self.trainer.cfg
+        if self.experts is None:
+            by_id = experts_for(t, cfg.eval_expert_data, cfg.eval_split)
+            self.experts = [by_id[i] for i in task_ids if i in by_id]
+            self.matcher = matcher_for_env(cfg.env, {**cfg.env_kwargs, "split": cfg.eval_split})
         t0 = time.perf_counter()
-        local = evaluate_sop(self.policy, self.eval_experts, self.sop_matcher,
+        local = evaluate_sop(t.policy, self.experts, self.matcher,
                              max_new_tokens=cfg.max_new_tokens, max_tokens=cfg.max_tokens,
                              seed=cfg.seed)
         n = local["sop_tasks"]
-        tsr, pg, total = all_sum([local["tsr"] * n, local["pg"] * n, n], self.dist)
+        assert t.dist is not None
+        tsr, pg, total = all_sum([local["tsr"] * n, local["pg"] * n, n], t.dist)
         tsr, pg = tsr / max(total, 1), pg / max(total, 1)
         return {"sop": (tsr + pg) / 2, "tsr": tsr, "pg": pg, "sop_tasks": total,
                 "sop_s": time.perf_counter() - t0}
 
-    def bc_step(self) -> dict[str, float]:
-        """One behaviour-cloning step on ``bc_batch_size`` expert episodes of the train split."""
-        cfg = self.cfg
-        ids = self.sampler.take(cfg.bc_batch_size)
-        trajs = [expert_training_trajectory(context, self.chat, self.eos_id)
-                 for i in ids if i in self.experts
-                 for context in self.experts[i].all_contexts()]
-        if not trajs:
-            raise ConfigError("no expert trajectory for the sampled train tasks")
-        batch = collate(trajs, torch.ones(len(trajs)), pad_id=self.pad_id,
-                        loss_agg="token_mean", share_prompt=False)
-        bc_cfg = dataclasses.replace(cfg, temperature=1.0, ppo_epochs=1, tis_cap=0.0,
-                                     kl_coef=0.0)
-        upd = self.update(batch, lr=cfg.bc_lr, loss_fn=nll_loss, cfg=bc_cfg)
-        return {"bc_loss": upd["loss"], "bc_episodes": float(len(trajs)),
-                "grad_norm": upd["grad_norm"], "lr": cfg.bc_lr,
-                "train_tokens": upd["train_tokens"]}
 
-    def rl_step(self) -> dict[str, float]:
-        """One step of the algorithm that follows the warm-up (GRPO here)."""
-        return GRPOTrainer.step(self)
-
-    def step(self) -> dict[str, float]:
-        """A BC step while ``state.step < bc_steps``, else an RL step."""
-        cfg = self.cfg
-        if self.state.step < cfg.bc_steps:
-            metrics = self.bc_step()
-            self.state.step += 1
-            self.state.last_trajectories = []
-            step = self.state.step
-            at_eval = cfg.eval_every and (step % cfg.eval_every == 0 or step == cfg.steps)
-            if step == cfg.bc_steps and cfg.eval_every and not at_eval:
-                self.evaluate()  # BC alone, beside the final BC + RL figure
-            return metrics
-        if cfg.bc_steps and self.state.step == cfg.bc_steps and cfg.bc_optimizer == "reset":
-            self.optimizer.state.clear()  # RL starts from fresh moments, not BC's momentum
-        return self.rl_step()
+class BCWarmupTrainer(GRPOTrainer):
+    """The trainer under its earlier name for BC + GRPO runs: the schedule of the config
+    (``bc_steps``, ``phases``) decides the phases; nothing here differs."""
 
 
-__all__ = ["BCWarmupTrainer", "expert_training_trajectory", "experts_for", "nll_loss"]
+__all__ = ["BCWarmupTrainer", "SOPEval", "chat_and_eos", "expert_training_trajectory",
+           "experts_for", "nll_loss", "patient_rollouts"]

@@ -30,6 +30,7 @@ from agentgym.rollout import SummaryConfig
 from agentgym.settings import parse_overrides, read_config_file, read_settings, resolve_max_turns
 
 from .config_sections import flatten_sections
+from .schedule import resolve_phases
 
 
 @dataclass
@@ -38,7 +39,12 @@ class TrainConfig:
 
     # -- what to train on ----------------------------------------------------------------------
     algorithm: str = "grpo"
-    """Trainer preset (``agentgym_register_trainers``): grpo, dr_grpo, dapo, gspo."""
+    """The learning phase's algorithm (``agentgym_register_trainers``): grpo, dr_grpo, dapo,
+    gspo, rloo...; ``bc_grpo`` and ``semi_online`` as before (see ``phases``)."""
+    phases: list[Any] = field(default_factory=list)
+    """The phase schedule, e.g. ``[{bc: 4}, {grpo: 8}]``: an optional behaviour-cloning phase
+    then one learning phase (:mod:`agentgym.trainers.schedule`). It sets ``algorithm``,
+    ``bc_steps`` and ``steps``; empty = those keys as given."""
     env: str = "arith/add-v0"
     """Env id or alias passed to :func:`agentgym.make`."""
     env_kwargs: dict[str, Any] = field(default_factory=dict)
@@ -459,6 +465,7 @@ def load_config(
     unknown = sorted(set(data) - set(FIELDS))
     if unknown:
         raise ConfigError(unknown_keys_message(unknown))
+    data = resolve_phases(data)  # phases: [{bc: 4}, {grpo: 8}] -> algorithm, bc_steps, steps
     algorithm = str(data.get("algorithm", TrainConfig.algorithm))
     values = dict(preset_values) if preset_values is not None else preset(algorithm)
     merged = {**values, **data}

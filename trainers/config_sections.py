@@ -24,8 +24,8 @@ from agentgym import ConfigError
 logger = logging.getLogger(__name__)
 
 SECTIONS: dict[str, tuple[str, ...]] = {
-    "run": ("algorithm", "env", "env_kwargs", "train_split", "steps", "seed", "output_dir",
-            "torch_threads"),
+    "run": ("algorithm", "phases", "env", "env_kwargs", "train_split", "steps", "seed",
+            "output_dir", "torch_threads"),
     "model": ("model", "device", "dtype", "lora", "lora_r", "lora_alpha", "lora_dropout",
               "lora_target_modules", "parallel"),
     "rollout": ("rollout_source", "gateway", "policy", "weight_sync_url", "weight_sync_dir",

@@ -19,6 +19,8 @@ from typing import Any
 import torch
 import torch.distributed as dist
 
+from .parts import SkipsGradSync, TogglesGradSync, WrapsModule
+
 logger = logging.getLogger(__name__)
 
 
@@ -66,15 +68,15 @@ def wrap_ddp(model: Any, info: DistInfo, device: torch.device) -> Any:
 
 def unwrap(model: Any) -> Any:
     """The module inside a DDP wrapper (the model itself otherwise)."""
-    return getattr(model, "module", model)
+    return model.module if isinstance(model, WrapsModule) else model
 
 
 def no_sync(model: Any, skip: bool) -> AbstractContextManager[Any]:
     """Skip the gradient reduction while accumulating (DDP's ``no_sync``, FSDP2's
     ``set_requires_gradient_sync(False)``), else a null context."""
-    if skip and hasattr(model, "no_sync"):
-        return model.no_sync()  # type: ignore[no-any-return]
-    if skip and hasattr(model, "set_requires_gradient_sync"):
+    if skip and isinstance(model, SkipsGradSync):
+        return model.no_sync()
+    if skip and isinstance(model, TogglesGradSync):
         return _fsdp_no_sync(model)
     return nullcontext()
 

@@ -1,14 +1,18 @@
-"""The GRPO-family trainer: roll out groups, score them, update the policy, evaluate, checkpoint.
+"""The trainer: a phase schedule of rollout sources, objectives and one learner.
 
-One step, top to bottom (:meth:`GRPOTrainer.step`):
+One step, the same short function for every algorithm (:meth:`GRPOTrainer.step`)::
 
-1. take ``tasks_per_step`` tasks from the train split (this rank's share under DDP);
-2. roll out ``group_size`` episodes per task with the engine and the in-process policy;
-   DAPO's dynamic sampling drops groups whose rewards all match and rolls out more tasks;
-3. rewards (+ overlong shaping) -> group advantages -> a padded batch over the exact tokens;
-4. gradient accumulation over micro-batches, optimizer step; the in-process policy shares the
-   weights, so the step is the weight push (the policy version is bumped);
-5. log, evaluate on the held-out split every ``eval_every`` steps, checkpoint.
+    collected = source.collect(state)            # engine / async engine / gateway / experts
+    scored = objective.score(collected)          # advantages (or targets) -> a padded batch
+    update = learner.update(scored.batch, ...)   # micro-batches, optimizer, weight push
+    source.after_update(state.step + 1)          # the asynchronous source admits a round
+
+The schedule (:mod:`.schedule`: ``phases: [{bc: 4}, {grpo: 8}]``, or ``algorithm: bc_grpo``
+with ``bc_steps``) says which phase runs each step; each phase is a source and an objective
+(:mod:`.sources`, :mod:`.scoring`), the learner (:mod:`.learner`) is shared by all. Around the
+steps: evaluation on the held-out split every ``eval_every`` steps (and after a phase that is
+not the last, so BC alone is reported beside BC + RL), its hooks (self-play win rates and Elo,
+SOP), checkpoints.
 
 >>> from agentgym.trainers import GRPOTrainer, load_config        # doctest: +SKIP
 >>> GRPOTrainer(load_config("configs/grpo_arith_cpu.yaml")).train()  # doctest: +SKIP
@@ -32,28 +36,39 @@ from agentgym import ConfigError, get_registry
 from agentgym.rollout import Trajectory
 
 from . import fsdp
-from .advantages import informative_groups, overlong_penalty
-from .batch import collate, context_rows, empty_batch
 from .checkpoint import interrupted, prepare_run_dir
 from .config import TrainConfig, save_config
-from .curation import curation, make_sampler
+from .curation import make_sampler
 from .data import shard
-from .distributed import DistInfo, all_sum, cleanup, init_distributed, unwrap, wrap_ddp
+from .distributed import DistInfo, cleanup, init_distributed, unwrap, wrap_ddp
+from .learner import Learner
 from .losses import AGGREGATIONS
 from .modeling import autocast_dtype, build_model, frozen_copy, pad_id, pick_device
-from .offpolicy import behaviour_keep, mask_batch, target_versions, version_keep
+from .parts import (
+    Closeable,
+    EvalHook,
+    HasImageProcessor,
+    HasTaskSet,
+    HasTokenizer,
+    PhaseObjective,
+    RolloutSource,
+)
 from .progress import RunProgress
 from .rollouts import RolloutResult, Rollouts
+from .schedule import BC, EXPERT_ALGORITHMS, SEMI_ONLINE, Phase, build_schedule, phase_at
+from .scoring.group import GroupObjective
+from .sources.engine import EngineSource, informative
 from .state import RunParts, TrainResult, TrainState, final_report, load_checkpoint, save_checkpoint
 from .tracking import MetricsLogger
-from .tree_advantages import is_tree, tree_rows
-from .update import make_optimizer, make_scheduler, policy_update, precompute_logprobs
+from .update import make_optimizer, make_scheduler
 
 logger = logging.getLogger(__name__)
 
 
 class GRPOTrainer:
-    """GRPO, Dr. GRPO, DAPO and GSPO on multi-turn agentgym envs (choose with ``algorithm``)."""
+    """The trainer of every algorithm: its phases (BC, the GRPO family, RLOO, semi-online RL)
+    come from the config's schedule, its rollout source from ``rollout_source`` and
+    ``async_rollouts``."""
 
     def __init__(self, cfg: TrainConfig, *, model: Any = None, tokenizer: Any = None) -> None:
         self.cfg = cfg
@@ -61,23 +76,40 @@ class GRPOTrainer:
         self.state = TrainState()
         self.baseline: dict[str, float] = {}
         self.last_eval: dict[str, float] = {}
+        self.schedule: list[Phase] = build_schedule(cfg)
+        self.bar: RunProgress | None = None
+        self.dist: DistInfo | None = None  # type: ignore[assignment]
+        self.selfplay: Any = None
+        self.engine: EngineSource | None = None  # type: ignore[assignment]
+        self.async_source: Any = None
+        self.metrics: MetricsLogger | None = None  # type: ignore[assignment]
+        self.policy: Any = None
+        self.eval_hooks: list[EvalHook] = []
+        self.phase_parts: dict[str, tuple[RolloutSource, PhaseObjective]] = {}
 
     # -- setup ---------------------------------------------------------------------------------
 
-    def setup(self) -> None:
-        """Build everything: process group, model, optimizer, policy, engines, logger."""
+    def _check_schedule(self) -> None:
         cfg = self.cfg
         if cfg.loss_agg not in AGGREGATIONS:
             raise ConfigError(f"loss_agg must be one of {', '.join(AGGREGATIONS)}")
-        if cfg.async_rollouts and not getattr(self, "asynchronous", False):  # issue 17
-            raise ConfigError("async_rollouts needs the asynchronous trainer: run through "
-                              "agentgym.trainers.train or use AsyncGRPOTrainer")
+        kinds = {p.kind for p in self.schedule}
+        if cfg.async_rollouts and (kinds != {"rl"} or cfg.algorithm in EXPERT_ALGORITHMS):
+            raise ConfigError(
+                f"async_rollouts runs a schedule of one RL phase (the asynchronous source "
+                f"feeds the GRPO family); {cfg.algorithm!r} with phases "
+                f"{[p.name for p in self.schedule]} has behaviour-cloning or semi-online steps")
+
+    def setup(self) -> None:
+        """Build everything: process group, model, learner, policy, sources, objectives."""
+        cfg = self.cfg
+        self._check_schedule()
         if os.environ.get("RANK", "0") == "0":  # before the model loads: a refusal is instant
             prepare_run_dir(cfg.output_dir, resume=cfg.resume, overwrite=cfg.overwrite)
         if cfg.torch_threads:
             torch.set_num_threads(cfg.torch_threads)
         self.device = pick_device(cfg.device, int(os.environ.get("LOCAL_RANK", "0")))
-        self.dist: DistInfo = init_distributed(self.device)
+        self.dist = init_distributed(self.device)
         random.seed(cfg.seed)
         np.random.seed(cfg.seed)
         torch.manual_seed(cfg.seed)
@@ -98,8 +130,8 @@ class GRPOTrainer:
         if model is None:
             model, tokenizer, _ = build_model(cfg, self.device)
         # a vision-language model comes with its processor: images travel with the ids
-        self.processor = tokenizer if hasattr(tokenizer, "image_processor") else None
-        tokenizer = getattr(self.processor, "tokenizer", tokenizer)
+        self.processor = tokenizer if isinstance(tokenizer, HasImageProcessor) else None
+        tokenizer = self.processor.tokenizer if self.processor is not None else tokenizer
         self.tokenizer, self.pad_id = tokenizer, pad_id(tokenizer)
         self.ref_model = frozen_copy(model) if cfg.kl_coef > 0 and not cfg.lora else None
         if cfg.parallel not in ("ddp", "fsdp"):
@@ -112,24 +144,70 @@ class GRPOTrainer:
         self.optimizer = make_optimizer(trainable, cfg)
         self.scheduler = make_scheduler(self.optimizer, cfg)
         self.policy, self.sync = self._make_policy()
-        self.selfplay = None
+        self.learner = Learner(cfg, self.model, self.optimizer, self.scheduler, self.loss_fn,
+                               self.dist, self.autocast, self.tokenizer, self.policy,
+                               ref_model=self.ref_model, sync=self.sync, replica=self.replica)
         if cfg.opponent or cfg.eval_opponents:  # multi-agent seat envs
             from .selfplay import SelfPlay
 
             self.selfplay = SelfPlay(self)
         extra = self.selfplay.env_kwargs() if self.selfplay is not None else {}
-        self.rollouts: Any
+        rollouts: Any
         if cfg.rollout_source == "gateway":  # issue 28: external agents through the gateway
             from .gateway_rollouts import GatewayRollouts
 
-            self.rollouts = GatewayRollouts(cfg, self.policy, self.max_turns)
+            rollouts = GatewayRollouts(cfg, self.policy, self.max_turns)
         else:
-            self.rollouts = Rollouts(cfg, self.policy, self.max_turns, extra_env_kwargs=extra)
+            rollouts = Rollouts(cfg, self.policy, self.max_turns, extra_env_kwargs=extra)
+        self.engine = EngineSource(cfg, rollouts, self.sampler, self.dist)
         main = self.dist.is_main
         self.metrics = MetricsLogger(cfg.output_dir, tensorboard=cfg.tensorboard,
                                      wandb=cfg.wandb, config=cfg.to_dict(), enabled=main)
         if main:
             save_config(cfg, Path(cfg.output_dir) / "config.yaml")
+        if cfg.async_rollouts:
+            from .sources.asynchronous import AsyncSource
+
+            eval_policy = self.shared_policy(self.policy.model) if self.sync is None else None
+            self.async_source = AsyncSource(cfg, self.engine, self.dist, eval_policy=eval_policy,
+                                            max_turns=self.max_turns, is_main=main)
+        self._setup_phases()
+
+    def _setup_phases(self) -> None:
+        """Each phase's source and objective; the expert data the schedule needs; eval hooks."""
+        cfg = self.cfg
+        kinds = {p.kind for p in self.schedule}
+        assert self.dist is not None and self.engine is not None
+        rl_source: RolloutSource = self.async_source or self.engine
+        group = GroupObjective(cfg, self.adv_fn, pad_id=self.pad_id,
+                               max_response=self.max_response, share_prompt=self.share_prompt,
+                               processor=self.processor, dist=self.dist,
+                               version=lambda: self.learner.version(self.state.step))
+        self.phase_parts["rl"] = (rl_source, group)
+        self.experts: dict[str, Any] = {}
+        if BC in kinds or cfg.algorithm in EXPERT_ALGORITHMS:  # runs that read expert episodes
+            from . import bc
+
+            bc.patient_rollouts(self)
+            self.chat, self.eos_id = bc.chat_and_eos(self.tokenizer)
+            if cfg.bc_steps > 0 or SEMI_ONLINE in kinds:
+                self.experts = bc.experts_for(self, cfg.expert_data, cfg.train_split)
+            from .scoring.bc import BCObjective
+            from .sources.expert import ExpertSource
+
+            self.phase_parts[BC] = (
+                ExpertSource(self.experts, self.sampler, self.chat, self.eos_id,
+                             cfg.bc_batch_size), BCObjective(cfg, self.pad_id))
+        if SEMI_ONLINE in kinds:
+            from .semionline import semi_online_parts
+
+            self.phase_parts[SEMI_ONLINE] = semi_online_parts(self)
+        if self.selfplay is not None and cfg.eval_opponents:
+            self.eval_hooks.append(self.selfplay)
+        if cfg.sop_eval:
+            from .bc import SOPEval
+
+            self.eval_hooks.append(SOPEval(self))
 
     def _share_prompt(self) -> bool:
         """``share_prompt`` resolved: ``auto`` is on for CPU only; never with checkpointing."""
@@ -144,9 +222,9 @@ class GRPOTrainer:
         cfg = self.cfg
         env = agentgym.make(cfg.env, **{**cfg.env_kwargs, "split": split})
         try:
-            task_set = getattr(env.unwrapped, "task_set", None)
-            if task_set is not None:
-                return list(task_set.ids())
+            unwrapped = env.unwrapped
+            if isinstance(unwrapped, HasTaskSet) and unwrapped.task_set is not None:
+                return list(unwrapped.task_set.ids())
         finally:
             env.close()
         tasks = agentgym.spec(cfg.env).load_tasks()
@@ -177,186 +255,118 @@ class GRPOTrainer:
         from .weight_sync import WeightSync
 
         policy = load_policy(cfg.policy)
-        if getattr(policy, "tokenizer", None) is None:
+        if not isinstance(policy, HasTokenizer) or policy.tokenizer is None:
             raise ConfigError(
                 f"policy {cfg.policy!r} has no tokenizer, so its trajectories lack exact token "
                 "ids; train with the in-process hf or vllm policy")
         folder = cfg.weight_sync_dir or str(Path(cfg.output_dir) / "weights")
         return policy, WeightSync(policy, folder, cfg.weight_sync_url)
 
+    @property
+    def rollouts(self) -> Any:
+        """The train and eval engines of the engine source (a test may replace them)."""
+        assert self.engine is not None, "setup() builds the rollouts"
+        return self.engine.rollouts
+
+    @rollouts.setter
+    def rollouts(self, value: Any) -> None:
+        assert self.engine is not None, "setup() builds the rollouts"
+        self.engine.rollouts = value
+
     # -- one step ------------------------------------------------------------------------------
 
-    def _rollout(self, task_ids: list[str]) -> RolloutResult:
-        curated = curation(self.sampler)  # issue 17: DARS, VADE, DART
-        result = self.rollouts.groups(task_ids, self.state.round,
-                                      curated.group_sizes(task_ids) if curated else None)
-        self.state.round += 1
-        if curated is not None:
-            result.groups = curated.curate(result.groups)
-        return result
-
     def collect(self) -> tuple[list[list[Trajectory]], RolloutResult]:
-        """This rank's groups for one step (dynamic sampling refills dropped groups)."""
-        cfg, d = self.cfg, self.dist
-        local = shard(self.sampler.take(cfg.tasks_per_step), d.rank, d.world_size)
-        first = self._rollout(local)
-        groups = first.groups
-        if cfg.dynamic_sampling:
-            groups = self._informative(groups)
-            first.dropped_groups = len(first.groups) - len(groups)
-            for _ in range(cfg.max_refill_rounds):
-                if len(groups) >= len(local):
-                    break
-                more = self._rollout(self.sampler.take(len(local) - len(groups)))
-                kept = self._informative(more.groups)
-                first.dropped_groups += len(more.groups) - len(kept)
-                first.seconds += more.seconds
-                first.generated_tokens += more.generated_tokens
-                first.extra["env_steps"] = (first.extra.get("env_steps", 0)
-                                            + more.extra.get("env_steps", 0))
-                groups += kept
-            groups = groups[: len(local)]
-        return groups, first
+        """This rank's groups for one RL step (the RL phase's source)."""
+        collected = self.phase_parts["rl"][0].collect(self.state)
+        return collected.groups, collected.result
 
     @staticmethod
     def _informative(groups: list[list[Trajectory]]) -> list[list[Trajectory]]:
-        flat = [t for g in groups for t in g]
-        keep = set(informative_groups([t.reward for t in flat], [t.group_id for t in flat]))
-        return [g for g in groups if g[0].group_id in keep]
+        return informative(groups)
 
     def prepare(self, groups: list[list[Trajectory]]) -> tuple[Any, list[Trajectory]]:
         """Rewards -> advantages -> a padded :class:`TrainBatch` (group by group)."""
-        cfg = self.cfg
-        trajs = [t for g in groups
-                 for t in sorted(g, key=lambda t: -len(t.token_ids))  # groups stay contiguous
-                 if not t.aborted and t.num_generated_tokens > 0]
-        if not trajs:
-            return empty_batch(self.pad_id), []
-        rewards = torch.tensor([t.reward for t in trajs], dtype=torch.float32)  # (N,)
-        lengths = torch.tensor([t.num_generated_tokens for t in trajs])  # (N,)
-        buffer = cfg.overlong_buffer if cfg.overlong_buffer >= 0 else max(1, self.max_response // 5)
-        shaped = rewards + overlong_penalty(lengths, self.max_response, buffer)
-        keys: list[Any] = [t.group_id for t in trajs]
-        if cfg.advantage_scope == "agent":  # Dr. MAS: each seat against its own statistics
-            keys = [(t.group_id, str(t.info.get("seat", ""))) for t in trajs]
-        if is_tree(trajs):  # issue 41: each tree node's tokens once, with its node's advantage
-            rows, row_adv = tree_rows(trajs, shaped, normalise=cfg.advantage != "dr_grpo",
-                                      eps=cfg.adv_eps)
-        else:
-            adv = self.adv_fn(shaped, keys, eps=cfg.adv_eps)  # (N,)
-            rows, row_adv = context_rows(trajs, adv)  # SUPO: a row per context, episode's adv
-        vision = None
-        if self.processor is not None:
-            if len(rows) != len(trajs):
-                raise ConfigError("summarised context (summary_budget) needs a text model: "
-                                  "a later context's images are not split out")
-            from agentgym.policies import image_inputs
+        objective = self.phase_parts["rl"][1]
+        assert isinstance(objective, GroupObjective)
+        return objective.prepare(groups)
 
-            vision = image_inputs(self.processor, [t.images for t in trajs])
-        batch = collate(rows, row_adv, pad_id=self.pad_id, loss_agg=cfg.loss_agg,
-                        max_length=cfg.loss_max_length or self.max_response,
-                        share_prompt=self.share_prompt, vision=vision)
-        if cfg.max_version_lag >= 0:  # issue 17: drop tokens too many policy versions old
-            current = int(getattr(self.policy, "version", self.state.step))
-            versions = target_versions(rows, batch.mask.shape[1])  # (B, L-1)
-            batch = mask_batch(batch, version_keep(versions, current, cfg.max_version_lag))
-        return batch, trajs
+    def _enter(self) -> Phase:
+        """The phase of this step; entering an RL phase after BC resets the optimizer."""
+        phase = phase_at(self.schedule, self.state.step)
+        after_bc = phase.first_step > 0 and phase_at(self.schedule, phase.first_step - 1).kind == BC
+        if (phase.kind != BC and after_bc and self.state.step == phase.first_step
+                and self.cfg.bc_optimizer == "reset"):
+            self.learner.reset_optimizer()  # RL starts from fresh moments, not BC's momentum
+        return phase
 
     def step(self) -> dict[str, float]:
-        """Run one training step; returns its metrics."""
+        """Run one training step of the scheduled phase; returns its metrics."""
+        phase = self._enter()
+        source, objective = self.phase_parts[phase.kind]
         t0 = time.perf_counter()
         self.model.eval()
-        groups, ro = self.collect()
-        batch, trajs = self.prepare(groups)
-        every = [t for g in ro.groups for t in g  # aborted: not the model's; DART replays: old
-                 if not t.aborted and not t.info.get("dart_replay")]
-        n_total, wins, reward_sum, n_batch = all_sum(
-            [len(every), sum(t.success for t in every), sum(t.reward for t in every), len(trajs)],
-            self.dist,
-        )
+        collected = source.collect(self.state)
+        scored = objective.score(collected)
         t1 = time.perf_counter()
-        upd = self.update(batch, trained=n_batch > 0)
+        upd = (self.update(scored.batch, trained=scored.trained, **scored.options)
+               if scored.update else {})
+        source.after_update(self.state.step + 1)
         t2 = time.perf_counter()
         self.state.step += 1
-        self.state.last_trajectories = trajs
-        self.state.env_steps += int(ro.extra.get("env_steps", 0))
-        return {
-            "env_steps": float(self.state.env_steps),
-            "reward": reward_sum / max(n_total, 1),
-            "success": wins / max(n_total, 1),
-            "episodes": n_total,
-            "trained_episodes": n_batch,
-            "dropped_groups": float(ro.dropped_groups),
-            "aborted": float(ro.aborted),
-            "response_tokens": ro.generated_tokens / max(len(every), 1),
-            "rollout_s": t1 - t0,
-            "update_s": t2 - t1,
-            "step_s": t2 - t0,
-            "gen_tokens_per_s": ro.generated_tokens / max(ro.seconds, 1e-9),
-            "update_tokens_per_s": upd.get("train_tokens", 0.0) / max(t2 - t1, 1e-9),
-            "policy_version": float(getattr(self.policy, "version", self.state.step)),
-            **upd,
-        }
+        self.state.last_trajectories = scored.trajectories
+        head: dict[str, float] = {}
+        if collected.result is not None:
+            self.state.env_steps += int(collected.result.extra.get("env_steps", 0))
+            head = {"env_steps": float(self.state.env_steps)}
+        metrics = {**head, **objective.metrics(collected, scored, upd, (t0, t1, t2)),
+                   **source.step_metrics(self.state)}
+        self._after(phase)
+        return metrics
+
+    def _after(self, phase: Phase) -> None:
+        """At the end of a phase that is not the last: evaluate (BC alone, beside BC + RL)."""
+        cfg, step = self.cfg, self.state.step
+        at_eval = cfg.eval_every and (step % cfg.eval_every == 0 or step == cfg.steps)
+        if step == phase.end and phase is not self.schedule[-1] and cfg.eval_every \
+                and not at_eval:
+            self.evaluate()
+
+    def bc_step(self) -> dict[str, float]:
+        """One behaviour-cloning step on ``bc_batch_size`` expert episodes (the step counter
+        does not move; :meth:`step` runs it as scheduled)."""
+        source, objective = self.phase_parts[BC]
+        collected = source.collect(self.state)
+        scored = objective.score(collected)
+        upd = self.update(scored.batch, trained=scored.trained, **scored.options)
+        return objective.metrics(collected, scored, upd, (0.0, 0.0, 0.0))
 
     def update(self, batch: Any, *, trained: bool = True, lr: float | None = None,
                loss_fn: Any = None, cfg: TrainConfig | None = None) -> dict[str, float]:
-        """The optimizer step(s) on a prepared batch and the weight push; returns its metrics.
-
-        ``trained`` is False when no rank has data (every rank still joins the collectives).
-        Subclasses whose samples do not come from the engine (semi-online RL, behaviour cloning)
-        build their own batch and call this; ``lr`` and ``loss_fn`` override the run's for one
-        phase (see :func:`~agentgym.trainers.update.policy_update`); ``cfg`` replaces the run's
-        config for this update (a phase with its own temperature or clipping).
-        """
-        cfg = cfg or self.cfg
-        self.model.train()
-        if self.ref_model is not None or (cfg.kl_coef > 0 and cfg.lora):
-            batch.ref_logp = self._ref_logprobs(batch)
-        masking = cfg.behav_weight_mode == "mask"  # issue 17: decoupled PPO's proximal policy
-        if cfg.ppo_epochs > 1 or cfg.decoupled_ppo or masking:
-            batch.old_logp = precompute_logprobs(self.model, batch, cfg.micro_batch_size,
-                                                 cfg.temperature, self.autocast, cfg.logprobs)
-        if masking and batch.old_logp is not None:  # drop tokens whose pi_prox/pi_behav > cap
-            batch = mask_batch(batch, behaviour_keep(batch.old_logp, batch.behav_logp,
-                                                     cfg.tis_cap))
-        upd: dict[str, float] = {}
-        if trained:
-            shared = self.sync is None and self.replica is None
-            guard = getattr(self.policy, "updating_weights", None) if shared else None
-            upd = policy_update(self.model, batch, cfg, loss_fn or self.loss_fn, self.optimizer,
-                                scheduler=self.scheduler, weights_guard=guard,
-                                autocast=self.autocast, lr=lr)
-            if self.sync is not None and self.dist.is_main:
-                self.sync.push(unwrap(self.model), self.tokenizer)
-        if self.replica is not None:  # FSDP: every rank refreshes its rollout copy (collective)
-            self.policy.load_state_dict(fsdp.full_state(self.model), strict=False)
-        self.model.eval()
-        return upd
+        """The learner's optimizer step(s) and weight push (:meth:`Learner.update`)."""
+        return self.learner.update(batch, trained=trained, lr=lr, loss_fn=loss_fn, cfg=cfg)
 
     def extra_eval_metrics(self) -> dict[str, float]:
-        """Metrics added to each held-out evaluation row: win rates and Elo against
-        ``eval_opponents`` (a subclass may add more)."""
-        if self.selfplay is None or not self.cfg.eval_opponents:
-            return {}
-        return self.selfplay.evaluate(self.eval_ids)
-
-    def _ref_logprobs(self, batch: Any) -> torch.Tensor:
-        cfg = self.cfg
-        if self.ref_model is not None:
-            return precompute_logprobs(self.ref_model, batch, cfg.micro_batch_size,
-                                       cfg.temperature, self.autocast, cfg.logprobs)
-        with unwrap(self.model).disable_adapter():  # LoRA: the base model is the reference
-            return precompute_logprobs(self.model, batch, cfg.micro_batch_size,
-                                       cfg.temperature, self.autocast, cfg.logprobs)
+        """Metrics the eval hooks add to each held-out evaluation row (self-play win rates
+        and Elo against ``eval_opponents``; SOP, TSR and PG with ``sop_eval``)."""
+        out: dict[str, float] = {}
+        for hook in self.eval_hooks:
+            out.update(hook.evaluate(self.eval_ids))
+        return out
 
     def evaluate(self) -> dict[str, float]:
         """Held-out success (greedy and sampled) with the current weights (the progress bar
         says an evaluation runs)."""
         self.model.eval()
-        bar = getattr(self, "bar", None)
+        bar = self.bar
         with bar.evaluating(self.eval_total) if bar is not None else contextlib.nullcontext():
-            result = {**self.rollouts.evaluate(self.eval_ids, self.dist),
-                      **self.extra_eval_metrics()}
+            if self.async_source is not None:
+                online = self.async_source.evaluate(self.eval_ids,
+                                                    self.learner.version(self.state.step))
+            else:
+                assert self.engine is not None
+                online = self.engine.evaluate(self.eval_ids)
+            result = {**online, **self.extra_eval_metrics()}
+        assert self.metrics is not None
         self.metrics.log(self.state.step, "eval", result)
         self.last_eval = result
         return result
@@ -367,6 +377,7 @@ class GRPOTrainer:
         """Run (or resume) the whole training loop; returns a :class:`TrainResult`."""
         cfg = self.cfg
         self.setup()
+        assert self.dist is not None and self.metrics is not None
         try:
             resumed = cfg.resume and load_checkpoint(cfg, self.dist, self.state, self.parts())
             if resumed:
@@ -397,18 +408,26 @@ class GRPOTrainer:
             self.close()
 
     def parts(self) -> RunParts:
-        """The live objects a checkpoint saves and restores."""
-        return RunParts(self.model, self.optimizer, self.scheduler, self.sampler, self.policy,
+        """The live objects a checkpoint saves and restores (with the asynchronous source,
+        the sampler entry also carries the generator's state)."""
+        sampler = (self.async_source.checkpointed_sampler() if self.async_source is not None
+                   else self.sampler)
+        assert self.metrics is not None
+        return RunParts(self.model, self.optimizer, self.scheduler, sampler, self.policy,
                         self.tokenizer, self.metrics)
 
     def close(self) -> None:
-        """Release engines, the policy, writers and the process group."""
-        for closer in (getattr(self, "selfplay", None), getattr(self, "rollouts", None),
-                       getattr(self, "metrics", None), getattr(self, "policy", None)):
+        """Release the sources, engines, the policy, writers and the process group."""
+        closers: list[Closeable | None] = [self.async_source, self.selfplay, self.engine,
+                                           self.metrics, self.policy]
+        for closer in closers:
             if closer is not None:
                 closer.close()
-        if hasattr(self, "dist"):
+        if self.dist is not None:
             cleanup(self.dist)
 
 
-__all__ = ["GRPOTrainer", "TrainResult"]
+Trainer = GRPOTrainer
+"""The trainer of every algorithm (the name GRPOTrainer is kept for earlier code)."""
+
+__all__ = ["GRPOTrainer", "TrainResult", "Trainer"]

@@ -18,6 +18,7 @@ from agentgym import ConfigError, MissingExtra, load_entry_point
 from agentgym.settings import resolve_device
 
 from .config import TrainConfig
+from .parts import HasModelConfig, HasPadToken
 
 logger = logging.getLogger(__name__)
 
@@ -85,7 +86,7 @@ def build_model(cfg: TrainConfig, device: torch.device) -> tuple[Any, Any, torch
         model = apply_lora(model, cfg)
     if cfg.gradient_checkpointing:
         model.gradient_checkpointing_enable()
-        if hasattr(model, "config"):
+        if isinstance(model, HasModelConfig):
             model.config.use_cache = False
     n_train = sum(p.numel() for p in model.parameters() if p.requires_grad)
     logger.info("model %s on %s (%s), %d trainable parameters", cfg.model, device, dtype, n_train)
@@ -103,7 +104,7 @@ def frozen_copy(model: Any) -> Any:
 
 def pad_id(tokenizer: Any) -> int:
     """The tokenizer's pad id, else its EOS id."""
-    pad = getattr(tokenizer, "pad_token_id", None)
+    pad = tokenizer.pad_token_id if isinstance(tokenizer, HasPadToken) else None
     if pad is None:
         eos = tokenizer.eos_token_id
         pad = eos[0] if isinstance(eos, list) else eos

@@ -29,8 +29,9 @@ PRESETS: dict[str, dict[str, Any]] = {o.name: dict(o.preset) for o in discover()
 """Config values each objective (``trainers/objectives/``) sets; the YAML file and overrides win."""
 
 
-BC_TRAINER = "agentgym.trainers.bc:BCWarmupTrainer"
-SEMI_ONLINE_TRAINER = "agentgym.trainers.semionline:SemiOnlineTrainer"
+BC_TRAINER = "agentgym.trainers.grpo:GRPOTrainer"
+"""BC + GRPO is the schedule [bc, grpo] of the one trainer (``trainers/schedule.py``)."""
+SEMI_ONLINE_TRAINER = "agentgym.trainers.grpo:GRPOTrainer"
 SEMI_ONLINE_PRESET: dict[str, Any] = {
     **PRESETS["grpo"], "advantage": "semi_online", "patch_threshold": 2,
     "patch_mode": "thought_free", "semi_gamma": 0.5,

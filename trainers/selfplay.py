@@ -30,6 +30,7 @@ from agentgym.rollout import Engine, Outcome, elo_ratings, group_requests, outco
 
 from .distributed import unwrap
 from .modeling import frozen_copy
+from .parts import Closeable
 
 logger = logging.getLogger(__name__)
 
@@ -126,9 +127,8 @@ class SelfPlay:
 
     @staticmethod
     def _close(policy: Any) -> None:
-        close = getattr(policy, "close", None)
-        if close is not None:
-            close()
+        if isinstance(policy, Closeable):
+            policy.close()
 
     def close(self) -> None:
         """Close the evaluation engines and the frozen policies."""

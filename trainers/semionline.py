@@ -1,39 +1,31 @@
-"""Semi-online RL (UI-S1) trainer: RL on recorded expert trajectories as if online.
+"""Semi-online RL (UI-S1): RL on recorded expert trajectories as if online.
 
-One step, top to bottom (:meth:`SemiOnlineTrainer.rl_step`):
+A phase of the schedule (``algorithm: semi_online``; ``bc_steps`` behaviour-cloning steps may
+come first). One step is the trainer's one step with this phase's parts:
 
-1. take ``tasks_per_step`` train tasks that have an expert trajectory;
-2. run ``group_size`` semi-online copies of each
+1. :class:`~agentgym.trainers.sources.semionline.SemiOnlineSource`: ``tasks_per_step`` train
+   tasks that have an expert trajectory, ``group_size`` semi-online copies of each
    (:class:`agentgym.rollout.semionline.SemiOnlineRollout`: the model's own history, the
    expert's observations, the patch module with ``patch_threshold`` / ``patch_mode``); every
    step of every copy is one training sample (its prompt at that step + the generated turn);
-3. drop tasks whose step-0 returns vary too little (std <= ``semi_filter_std``);
-4. advantages from the ``advantage`` estimator (``semi_online``: discounted step returns without
-   propagation across patched steps, step-level and episode-level normalisation, combined with
-   ``semi_w_step`` / ``semi_w_episode``; :mod:`agentgym.trainers.semionline_returns`);
-5. the same update as GRPO (``loss``, ``loss_agg``, micro-batches, the weight push).
+2. :class:`~agentgym.trainers.scoring.semionline.SemiOnlineObjective`: drop tasks whose step-0
+   returns vary too little (std <= ``semi_filter_std``), advantages from the ``advantage``
+   estimator (``semi_online``: :mod:`agentgym.trainers.semionline_returns`);
+3. the learner's update, as for GRPO (``loss``, ``loss_agg``, micro-batches, the weight push).
 
 Evaluations report the true online success on the held-out split and, with ``sop_eval``, SOP,
-TSR and PG on the same split's expert trajectories. ``bc_steps`` behaviour-cloning steps may
-come first (:class:`agentgym.trainers.bc.BCWarmupTrainer`). Resuming works as for GRPO: the
-sampling seeds derive from the saved rollout round.
+TSR and PG on the same split's expert trajectories. Resuming works as for GRPO: the sampling
+seeds derive from the saved rollout round.
 """
 
 from __future__ import annotations
 
-import time
-from typing import Any
-
-import torch
-
 from agentgym.policies import SamplingParams
 from agentgym.rollout import CopyResult, SemiOnlineRollout, Trajectory, matcher_for_env
 
-from .batch import collate, empty_batch
-from .bc import BCWarmupTrainer
-from .data import shard
-from .distributed import all_sum
-from .semionline_returns import discounted_returns, keep_task
+from .grpo import GRPOTrainer
+from .scoring.semionline import SemiOnlineObjective
+from .sources.semionline import SemiOnlineSource
 
 
 def step_trajectories(group: list[CopyResult]) -> list[Trajectory]:
@@ -54,79 +46,25 @@ def step_trajectories(group: list[CopyResult]) -> list[Trajectory]:
     return out
 
 
-class SemiOnlineTrainer(BCWarmupTrainer):
-    """Semi-online RL with the patch module; BC warm-up and SOP evaluation optional."""
-
-    needs_experts = True
-
-    def setup(self) -> None:
-        """The BC/GRPO setup plus the action matcher and the semi-online rollout."""
-        super().setup()
-        cfg = self.cfg
-        matcher = matcher_for_env(cfg.env, {**cfg.env_kwargs, "split": cfg.train_split})
-        sampling = SamplingParams(max_tokens=cfg.max_new_tokens, temperature=cfg.temperature,
-                                  top_p=cfg.top_p)
-        self.semi = SemiOnlineRollout(
-            self.policy, matcher, sampling=sampling, patch_threshold=cfg.patch_threshold,
-            patch_mode=cfg.patch_mode, max_tokens=cfg.max_tokens, seed=cfg.seed)
-
-    def _keys(self, trajs: list[Trajectory]) -> list[tuple[Any, int, int, bool]]:
-        return [(t.task_id, t.sample_idx, int(t.info["step"]), bool(t.info["matched"]))
-                for t in trajs]
-
-    def rl_step(self) -> dict[str, float]:
-        """One semi-online step (see the module docstring)."""
-        cfg, d = self.cfg, self.dist
-        t0 = time.perf_counter()
-        self.model.eval()
-        local = shard(self.sampler.take(cfg.tasks_per_step), d.rank, d.world_size)
-        experts = [self.experts[i] for i in local if i in self.experts]
-        groups = self.semi.run(experts, cfg.group_size, round=self.state.round)
-        self.state.round += 1
-        kept, trajs = 0, []
-        for group in groups:
-            step0 = [discounted_returns([s.reward for s in c.steps], [s.matched for s in c.steps],
-                                        cfg.semi_gamma)[0] for c in group if c.steps]
-            if cfg.semi_filter_std < 0 or keep_task(step0, cfg.semi_filter_std):
-                kept += 1
-                trajs += [t for t in step_trajectories(group) if t.num_generated_tokens > 0]
-        copies = [c for g in groups for c in g]
-        samples = [s for c in copies for s in c.steps]
-        t1 = time.perf_counter()
-        upd: dict[str, float] = {}
-        if trajs:
-            rewards = torch.tensor([t.reward for t in trajs], dtype=torch.float32)  # (N,)
-            adv = self.adv_fn(rewards, self._keys(trajs), eps=cfg.adv_eps, gamma=cfg.semi_gamma,
-                              w_episode=cfg.semi_w_episode, w_step=cfg.semi_w_step)  # (N,)
-            batch = collate(trajs, adv, pad_id=self.pad_id, loss_agg=cfg.loss_agg,
-                            max_length=cfg.loss_max_length or cfg.max_new_tokens,
-                            share_prompt=bool(getattr(self, "share_prompt", True)))
-        else:
-            batch = empty_batch(self.pad_id)
-        (n_train,) = all_sum([len(trajs)], d)
-        if n_train > 0:  # every rank updates (DDP), none when no task survived the filter
-            upd = self.update(batch)
-        t2 = time.perf_counter()
-        n_copies, full, n_steps, reward_sum, patched, n_kept, n_tasks = all_sum(
-            [len(copies), sum(c.fully_matched for c in copies), len(samples),
-             sum(s.reward for s in samples), sum(s.patched for s in samples), kept, len(groups)],
-            d)
-        self.state.step += 1
-        self.state.last_trajectories = trajs
-        return {
-            "reward": reward_sum / max(n_steps, 1),
-            "success": full / max(n_copies, 1),
-            "episodes": n_copies,
-            "step_samples": n_steps,
-            "trained_episodes": float(len(trajs)),
-            "patched_steps": patched,
-            "kept_tasks": n_kept,
-            "filtered_tasks": n_tasks - n_kept,
-            "rollout_s": t1 - t0,
-            "update_s": t2 - t1,
-            "step_s": t2 - t0,
-            **upd,
-        }
+def semi_online_parts(trainer: GRPOTrainer) -> tuple[SemiOnlineSource, SemiOnlineObjective]:
+    """The semi-online phase's source and objective over the trainer's policy and experts."""
+    cfg = trainer.cfg
+    assert trainer.dist is not None
+    matcher = matcher_for_env(cfg.env, {**cfg.env_kwargs, "split": cfg.train_split})
+    sampling = SamplingParams(max_tokens=cfg.max_new_tokens, temperature=cfg.temperature,
+                              top_p=cfg.top_p)
+    semi = SemiOnlineRollout(
+        trainer.policy, matcher, sampling=sampling, patch_threshold=cfg.patch_threshold,
+        patch_mode=cfg.patch_mode, max_tokens=cfg.max_tokens, seed=cfg.seed)
+    source = SemiOnlineSource(cfg, semi, trainer.experts, trainer.sampler, trainer.dist)
+    objective = SemiOnlineObjective(cfg, trainer.adv_fn, pad_id=trainer.pad_id,
+                                    share_prompt=trainer.share_prompt, dist=trainer.dist)
+    return source, objective
 
 
-__all__ = ["SemiOnlineTrainer", "step_trajectories"]
+class SemiOnlineTrainer(GRPOTrainer):
+    """The trainer under its earlier name for semi-online runs: ``algorithm: semi_online``
+    makes the schedule's learning phase semi-online; nothing here differs."""
+
+
+__all__ = ["SemiOnlineTrainer", "semi_online_parts", "step_trajectories"]

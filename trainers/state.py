@@ -37,6 +37,7 @@ from .fsdp import (
     load_full_optimizer_state,
     load_full_state,
 )
+from .parts import SavesPretrained, Versioned
 from .tracking import plot_report, read_metrics
 
 logger = logging.getLogger(__name__)
@@ -123,7 +124,8 @@ def save_checkpoint(cfg: TrainConfig, d: DistInfo, st: TrainState, parts: RunPar
                 "round": st.round,
                 "env_steps": st.env_steps,
                 "scheduler": parts.scheduler.state_dict(),
-                "policy_version": getattr(parts.policy, "version", st.step),
+                "policy_version": (parts.policy.version if isinstance(parts.policy, Versioned)
+                                   else st.step),
                 "world_size": d.world_size,
                 "sharded_optimizer": sharded,
             },
@@ -169,7 +171,7 @@ def load_checkpoint(cfg: TrainConfig, d: DistInfo, st: TrainState, parts: RunPar
     parts.scheduler.load_state_dict(meta["scheduler"])
     st.step, st.round = int(meta["step"]), int(meta["round"])
     st.env_steps = int(meta.get("env_steps", 0))
-    if hasattr(parts.policy, "version"):
+    if isinstance(parts.policy, Versioned):
         parts.policy.version = int(meta["policy_version"])
     rank_state = load_rank_state(folder, d.rank)  # restores the RNGs last
     parts.sampler.load_state_dict(rank_state["sampler"])
@@ -193,9 +195,9 @@ def final_report(cfg: TrainConfig, d: DistInfo, st: TrainState, parts: RunParts,
     model = parts.policy.model if sharded else unwrap(parts.model)  # FSDP: the full replica
     if weights is not None:
         model.load_state_dict(weights, strict=False)
-    if hasattr(model, "save_pretrained"):
+    if isinstance(model, SavesPretrained):
         model.save_pretrained(final_dir)
-    if hasattr(parts.tokenizer, "save_pretrained"):
+    if isinstance(parts.tokenizer, SavesPretrained):
         parts.tokenizer.save_pretrained(final_dir)
     if parts.metrics.path.exists():
         evals = [r for r in read_metrics(parts.metrics.path) if r["kind"] == "eval"]

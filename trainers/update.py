@@ -21,11 +21,12 @@ from agentgym.policies import cache_argument, output_cache
 
 from .batch import TrainBatch
 from .config import TrainConfig
-from .distributed import no_sync
+from .distributed import no_sync, unwrap
 from .fused_logprobs import fused_available, fused_head_logprobs
 from .head_logprobs import final_hidden, head_logprobs, head_parts
 from .logprobs import chunked_entropy, selective_logprobs
 from .losses import PolicyLossFn, k3_kl, tis_weights
+from .parts import SelectsBatch
 
 
 def first_trained_position(mask: Tensor) -> int:
@@ -83,10 +84,10 @@ def _shared_prompt_forward(model: Any, mb: TrainBatch, keep: int | None) -> tupl
     p, (b, length) = mb.prefix_len, mb.input_ids.shape
     index = torch.tensor(mb.prefix_index, dtype=torch.long).to(mb.input_ids.device)  # (B,)
     firsts = [mb.prefix_index.index(i) for i in range(max(mb.prefix_index) + 1)]  # row/prompt
-    base = getattr(model, "module", model)  # the prompt pass bypasses DDP's forward hooks
+    base = unwrap(model)  # the prompt pass bypasses DDP's forward hooks
     head = base(input_ids=mb.input_ids[firsts, :p], use_cache=True, logits_to_keep=1)  # (k, 1, V)
     cache = output_cache(head)
-    if cache is None or not hasattr(cache, "batch_select_indices"):
+    if not isinstance(cache, SelectsBatch):
         return None
     cache.batch_select_indices(index)  # (k, ...) -> (B, ...)
     positions = torch.arange(p, length, device=mb.input_ids.device).expand(b, -1)  # (B, L-P)

@@ -39,6 +39,8 @@ from typing import Any
 
 from agentgym import PolicyError
 
+from .parts import MergesAdapters, ReloadsWeights, SavesPretrained, SetsVersion, Versioned
+
 logger = logging.getLogger(__name__)
 
 
@@ -61,28 +63,26 @@ class WeightSync:
     def save(self, model: Any, tokenizer: Any = None) -> None:
         """Write the weights (LoRA merged into a copy, the trained adapters untouched)."""
         self.folder.mkdir(parents=True, exist_ok=True)
-        if hasattr(model, "merge_and_unload"):
+        if isinstance(model, MergesAdapters):
             model = copy.deepcopy(model).merge_and_unload()
         model.save_pretrained(self.folder)
-        if tokenizer is not None and hasattr(tokenizer, "save_pretrained"):
+        if isinstance(tokenizer, SavesPretrained):
             tokenizer.save_pretrained(self.folder)
 
     def push(self, model: Any, tokenizer: Any = None) -> None:
         """Save, trigger the reload, bump the policy version."""
         self.save(model, tokenizer)
-        reload = getattr(self.policy, "reload_weights", None)
-        if callable(reload):
-            reload(str(self.folder))
+        if isinstance(self.policy, ReloadsWeights):
+            self.policy.reload_weights(str(self.folder))
         elif self.url:
             self._post(self.url, self.body())
             if self.url.rstrip("/").endswith("collective_rpc"):
                 self._after_vllm_reload()
         else:
             raise PolicyError("the policy has no reload_weights() and weight_sync_url is empty")
-        setter = getattr(self.policy, "set_version", None)
-        version = getattr(self.policy, "version", 0) + 1
-        if callable(setter):
-            setter(version)
+        version = (self.policy.version if isinstance(self.policy, Versioned) else 0) + 1
+        if isinstance(self.policy, SetsVersion):
+            self.policy.set_version(version)
         else:
             self.policy.version = version
         logger.info("weights pushed to the policy from %s", self.folder)

@@ -67,22 +67,22 @@ def test_async_trainer_with_partial_rollouts_trains_within_the_bound(tiny_cfg, t
     assert trainer.generator is not None and not trainer.generator._thread.is_alive()
 
 
-def test_train_picks_the_asynchronous_class_and_refuses_what_it_cannot_run(tiny_cfg):
+def test_async_is_a_source_of_the_one_trainer_and_refuses_what_it_cannot_run(tiny_cfg):
     from agentgym import ConfigError
     from agentgym.trainers.async_grpo import async_trainer
     from agentgym.trainers.bc import BCWarmupTrainer
 
-    assert async_trainer(GRPOTrainer) is AsyncGRPOTrainer
-
     class PluginTrainer(GRPOTrainer):
-        """A plugin's GRPO variant that keeps step and collect."""
+        """A plugin's GRPO variant."""
 
-    mixed = async_trainer(PluginTrainer)
-    assert issubclass(mixed, AsyncGRPOTrainer) and issubclass(mixed, PluginTrainer)
-    with pytest.raises(ConfigError, match="BCWarmupTrainer"):
-        async_trainer(BCWarmupTrainer)  # its own step (behaviour cloning phases)
+    assert async_trainer(PluginTrainer) is PluginTrainer  # no class is made at run time
+    with pytest.raises(ConfigError, match="async_rollouts runs a schedule of one RL phase"):
+        BCWarmupTrainer(tiny_cfg("async_rollouts=true", "algorithm=bc_grpo",
+                                 "bc_steps=1")).setup()  # BC steps: refused before the model
+    with pytest.raises(ConfigError, match="async_rollouts runs a schedule of one RL phase"):
+        GRPOTrainer(tiny_cfg("async_rollouts=true", "phases=[{bc: 1}, {grpo: 2}]")).setup()
     with pytest.raises(ConfigError, match="asynchronous trainer"):
-        GRPOTrainer(tiny_cfg("async_rollouts=true")).setup()  # refused before the model loads
+        AsyncGRPOTrainer(tiny_cfg()).setup()  # refused before the model loads
     with pytest.raises(ConfigError, match="partial_rollouts needs async_rollouts"):
         tiny_cfg("partial_rollouts=2")
     with pytest.raises(ConfigError, match="env_backend"):
