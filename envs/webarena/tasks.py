@@ -20,7 +20,8 @@ from agentgym.tasks import Task, TaskSet
 from .sites.state import SITES, open_template
 from .taskgen import Template
 from .templates_forum import FORUM_TEMPLATES, MULTI_TEMPLATES
-from .templates_more import GITLAB_TEMPLATES, MAP_TEMPLATES
+from .templates_gitlab import GITLAB_TEMPLATES
+from .templates_map import MAP_TEMPLATES
 from .templates_shop import SHOP_TEMPLATES
 from .twin_learn import learn_tasks
 from .twin_official import lite_tasks

@@ -4,20 +4,25 @@ needs, or the gold answer is a judgement the site data does not fix."""
 
 from __future__ import annotations
 
+from .twin_port_shape import Port
+from .twin_ports_account import PORTS_ACCOUNT
 from .twin_ports_admin import PORTS_ADMIN
-from .twin_ports_extra import PORTS_EXTRA
+from .twin_ports_admin_reports import PORTS_ADMIN_REPORTS
 from .twin_ports_forum import PORTS_FORUM
 from .twin_ports_gitlab import PORTS_GITLAB
 from .twin_ports_map import PORTS_MAP
-from .twin_ports_misc import PORTS_MISC
-from .twin_ports_more import PORTS_MORE
-from .twin_ports_shop import PORTS_SHOP, Port
-from .twin_ports_store import PORTS_STORE
+from .twin_ports_map_routes import PORTS_MAP_ROUTES
+from .twin_ports_reviews import PORTS_REVIEWS
+from .twin_ports_shop import PORTS_SHOP
 
-PORTS: dict[int, Port] = {**PORTS_SHOP, **PORTS_MORE, **PORTS_EXTRA, **PORTS_FORUM,
-                          **PORTS_MISC, **PORTS_MAP,
-                          **PORTS_GITLAB, **PORTS_ADMIN, **PORTS_STORE}
-"""Official ``intent_template_id`` -> the port that instantiates it on the bundled data."""
+_GROUPS: tuple[dict[int, Port], ...] = (
+    PORTS_SHOP, PORTS_ACCOUNT, PORTS_REVIEWS, PORTS_ADMIN, PORTS_ADMIN_REPORTS, PORTS_GITLAB,
+    PORTS_MAP, PORTS_MAP_ROUTES, PORTS_FORUM)
+PORTS: dict[int, Port] = {oid: p for group in _GROUPS for oid, p in group.items()}
+"""Official ``intent_template_id`` -> the port that instantiates it on the bundled data (one
+module per site and concern: ``twin_ports_<site>[_<concern>].py``)."""
+if sum(map(len, _GROUPS)) != len(PORTS):  # a template id ported twice: one would be lost
+    raise RuntimeError("a WebArena-Lite template id has two ports")
 
 _WHY: dict[str, tuple[int, ...]] = {
     "needs facts the bundled map and wiki do not hold (US state borders, sports teams' "

@@ -1,30 +1,110 @@
-"""Official WebArena-Lite admin panel templates on the bundled panel's orders, invoices, sales
-reports, search terms and themes (see :mod:`.twin_ports_shop` for the shape of a port)."""
+"""Official WebArena-Lite templates of the admin panel's grids, on the bundled data: customers,
+orders (by status, by phone, the most orders or cancellations, an order's attribute, its
+invoice), products (disabling, restocking, prices by an attribute, out of stock), canceling an
+order and previewing a theme (see :mod:`.twin_port_shape` for the shape of a port)."""
 
 from __future__ import annotations
 
+import sqlite3
 from collections import Counter
 from collections.abc import Iterator
-from datetime import date
 from typing import Any
 
-from .sites.data_shop import BRANDS
-from .sites.shopping_admin_reports import REPORTS, TOP_TERMS, invoice_number, short_date
-from .taskgen import Candidate, click, html_check, stop, type_, value_of
-from .twin_ports_shop import A, Dbs, Port, port
+from .sites.shopping_admin_reports import invoice_number
+from .taskgen import (
+    Candidate,
+    click,
+    fact,
+    goto,
+    html_check,
+    query,
+    select,
+    stop,
+    type_,
+    value_of,
+)
+from .twin_port_shape import A, Dbs, Port, adapt, port
 
-TODAY = date(2023, 3, 15)
-"""The day template 268's intent names."""
-SPANS = {"for last month": (date(2023, 2, 1), date(2023, 2, 28)),
-         "for last year": (date(2022, 1, 1), date(2022, 12, 31)),
-         "for the year to date": (date(2023, 1, 1), TODAY),
-         "for the first quarter of 2022": (date(2022, 1, 1), date(2022, 3, 31))}
-"""Template 268's time spans, as seen from :data:`TODAY`."""
-REPORT_WORDS = {"sales": "sales order report", "shipping": "shipping report",
-                "invoiced": "sales invoice report", "refunded": "refunds report"}
-RANGES = [(date(2022, 8, 5), date(2023, 3, 1)), (date(2022, 1, 1), date(2022, 6, 30)),
-          (date(2023, 4, 15), date(2023, 9, 30)), (date(2022, 10, 1), date(2023, 1, 31))]
-"""Template 271's date ranges."""
+
+def all_customers(dbs: Dbs) -> Iterator[Candidate]:
+    """the admin's customer grid (url_match)."""
+    yield port({}, A, [click("Customers", "link"), stop()], url=f"{A}/customers")
+
+
+def orders_of_status(dbs: Dbs) -> Iterator[Candidate]:
+    """the admin's orders filtered by status (url_match)."""
+    for status in ("pending", "processing", "complete", "canceled", "on hold"):
+        yield port({"status": status}, A, [click("Orders", "link"), click(status.title(), "link"),
+                                            stop()], url=query(f"{A}/orders", status=status))
+
+
+def disable(dbs: Dbs) -> Iterator[Candidate]:
+    """twin 209: disable a product (url_match + program_html)."""
+    yield from adapt(209, dbs, lambda s: {"product": s["product"]})
+
+
+def restock(dbs: Dbs) -> Iterator[Candidate]:
+    """add arrived units to a product's stock (program_html on the product form)."""
+    for k, p in enumerate(dbs["shopping_admin"].execute("SELECT * FROM products ORDER BY id")):
+        qty = 5 + 5 * (k % 6)
+        new = str(p["stock"] + qty)
+        yield port({"quantity": qty, "product": p["name"]}, A, [
+            type_("Search", p["name"], enter=True), click(p["name"], "link"),
+            type_("Quantity", new), click("Save", "button"), stop()],
+            html=[html_check(f"{A}/products/{p['id']}", value_of("product-stock"), exact=new)])
+
+
+def cancel(dbs: Dbs) -> Iterator[Candidate]:
+    """cancel an order (program_html on the order page)."""
+    for o in dbs["shopping_admin"].execute("SELECT * FROM orders WHERE status != 'canceled' "
+                                           "ORDER BY id"):
+        yield port({"id": o["number"]}, A, [
+            goto(f"{A}/orders/{o['id']}"), select("Status", "Canceled"),
+            click("Update Status", "button"), stop()],
+            html=[html_check(f"{A}/orders/{o['id']}", fact("Order Status"), exact="Canceled")])
+
+
+def _customer_counts(db: sqlite3.Connection, status: str) -> list[tuple[int, str, Any]]:
+    rows = db.execute("SELECT c.*, c.first_name || ' ' || c.last_name AS name, (SELECT COUNT(*) "
+                      "FROM orders o WHERE o.customer_id = c.id AND o.status = ?) AS n FROM "
+                      "customers c ORDER BY c.id", (status,)).fetchall()
+    return sorted(((r["n"], r["name"], r) for r in rows), key=lambda x: x[0])
+
+
+def most_orders(dbs: Dbs) -> Iterator[Candidate]:
+    """the customer with the most (or fewest) completed orders, when one customer is (string)."""
+    ranked = _customer_counts(dbs["shopping_admin"], "complete")
+    for word, (n, name, _r), (n2, _, _) in (("most", ranked[-1], ranked[-2]),
+                                            ("least", ranked[0], ranked[1])):
+        if n != n2:
+            yield port({"quantifier": word}, A, [
+                click("Orders", "link"), click("Complete", "link"), stop(name)],
+                answers={"must_include": [name]})
+
+
+def most_cancellations(dbs: Dbs) -> Iterator[Candidate]:
+    """an attribute of the customer with the most canceled orders, when unique (string)."""
+    ranked = _customer_counts(dbs["shopping_admin"], "canceled")
+    (n, name, r), (n2, _, _) = ranked[-1], ranked[-2]
+    if n == n2:
+        return
+    for attribute, value in (("name", name), ("email", r["email"]), ("phone number", r["phone"]),
+                             ("city", r["city"])):
+        yield port({"attribute": attribute}, A, [
+            click("Orders", "link"), click("Canceled", "link"), stop(value)],
+            answers={"must_include": [value]})
+
+
+def by_phone(dbs: Dbs) -> Iterator[Candidate]:
+    """name and email of the customer with a phone number (string_match)."""
+    db = dbs["shopping_admin"]
+    phones = Counter(r[0] for r in db.execute("SELECT phone FROM customers"))
+    for c in db.execute("SELECT *, first_name || ' ' || last_name AS name FROM customers "
+                        "ORDER BY id"):
+        if phones[c["phone"]] == 1:
+            yield port({"PhoneNum": c["phone"]}, A, [
+                click("Customers", "link"), stop(f"{c['name']}, {c['email']}")],
+                answers={"must_include": [c["name"], c["email"]]})
 
 
 def _orders(dbs: Dbs) -> list[Any]:
@@ -64,61 +144,6 @@ def invoice_total(dbs: Dbs) -> Iterator[Candidate]:
                 stop(f"${total}")], answers={"must_include": [total]})
 
 
-def _report(kind: str, start: str, end: str, first: date, last: date) -> Candidate:
-    """Steps and checks of a report drawn from ``start`` to ``end`` (as typed)."""
-    return {"expert": [click("Reports", "link"), click(REPORTS[kind], "link"),
-                       type_("From", start), type_("To", end), click("Show Report", "button"),
-                       stop()],
-            "url": f"{A}/reports/report_sales/{kind}",
-            "html": [html_check("last", value_of("sales_report-from"), exact=short_date(first)),
-                     html_check("last", value_of("sales_report-to"), exact=short_date(last))]}
-
-
-def relative_report(dbs: Dbs) -> Iterator[Candidate]:
-    """a sales report over a span relative to a given day (url + program_html on its dates)."""
-    for kind, words in REPORT_WORDS.items():
-        for span, (first, last) in SPANS.items():
-            r = _report(kind, short_date(first), short_date(last), first, last)
-            yield port({"report": words, "time_span": span}, A, r["expert"], url=r["url"],
-                       html=r["html"])
-
-
-def dated_report(dbs: Dbs) -> Iterator[Candidate]:
-    """a sales report between two dates (url + program_html on its dates)."""
-    for kind in REPORTS:
-        for first, last in RANGES:
-            start, end = first.strftime("%m/%d/%Y"), last.strftime("%m/%d/%Y")
-            r = _report(kind, start, end, first, last)
-            yield port({"type": REPORT_WORDS[kind].removesuffix(" report"),
-                        "start_date": start, "end_date": end}, A, r["expert"], url=r["url"],
-                       html=r["html"])
-
-
-def _terms(dbs: Dbs) -> list[Any]:
-    return dbs["shopping_admin"].execute("SELECT * FROM search_terms ORDER BY hits DESC, query"
-                                         ).fetchall()
-
-
-def top_terms(dbs: Dbs) -> Iterator[Candidate]:
-    """the n most used search terms (string_match; the search terms report)."""
-    terms = _terms(dbs)
-    for n in range(2, 9):
-        if terms[n - 1]["hits"] == terms[n]["hits"]:
-            continue
-        top = [t["query"] for t in terms[:n]]
-        yield port({"n": n}, A, [click("Reports", "link"), click("Search Terms", "link"),
-                                 stop(", ".join(top))], answers={"must_include": top})
-
-
-def top_brand(dbs: Dbs) -> Iterator[Candidate]:
-    """the brand most frequent among the dashboard's top search terms, when one is (string)."""
-    count = Counter(b for t in _terms(dbs)[:TOP_TERMS] for b in BRANDS
-                    if b.lower() in t["query"].split())
-    ranked = count.most_common(2)
-    if ranked and (len(ranked) == 1 or ranked[0][1] > ranked[1][1]):
-        yield port({}, A, [stop(ranked[0][0])], answers={"must_include": [ranked[0][0]]})
-
-
 def preview_theme(dbs: Dbs) -> Iterator[Candidate]:
     """a storefront theme's page (url_match)."""
     for t in dbs["shopping_admin"].execute("SELECT * FROM themes ORDER BY id"):
@@ -127,8 +152,41 @@ def preview_theme(dbs: Dbs) -> Iterator[Candidate]:
                    url=f"{A}/themes/{t['id']}")
 
 
+def price_by(dbs: Dbs) -> Iterator[Candidate]:
+    """raise or cut the price of the product whose edit page is open (program_html)."""
+    for k, p in enumerate(dbs["shopping_admin"].execute("SELECT * FROM products ORDER BY id")):
+        action = ("Increase", "Reduce")[k % 2]
+        if k % 4 < 2:
+            amount, delta = "$5", 5.0
+        else:
+            amount, delta = "15%", round(p["price"] * 0.15, 2)
+        new = f"{round(p['price'] + (delta if action == 'Increase' else -delta), 2):.2f}"
+        url = f"{A}/products/{p['id']}"
+        yield port({"amount": amount, "action": action}, url, [
+            type_("Price", new), click("Save", "button"), stop()],
+            html=[html_check(url, value_of("product-price"), exact=new)])
+
+
+def out_of_stock(dbs: Dbs) -> Iterator[Candidate]:
+    """set the stock of every product of a kind to 0 (program_html on each product form)."""
+    db = dbs["shopping_admin"]
+    kinds: dict[str, list[Any]] = {}
+    for p in db.execute("SELECT * FROM products ORDER BY id"):
+        kinds.setdefault(p["name"].split(" ", 2)[2], []).append(p)
+    for kind, ps in sorted(kinds.items()):
+        if 2 <= len(ps) <= 4:
+            steps = []
+            for p in ps:
+                steps += [goto(f"{A}/products/{p['id']}"), type_("Quantity", "0"),
+                          click("Save", "button")]
+            yield port({"product": kind.lower()}, A, [*steps, stop()], html=[
+                html_check(f"{A}/products/{p['id']}", value_of("product-stock"), exact="0")
+                for p in ps])
+
+
 PORTS_ADMIN: dict[int, Port] = {
-    366: order_attribute, 274: invoice_total, 268: relative_report, 271: dated_report,
-    285: top_terms, 1001: top_brand, 266: preview_theme,
+    255: all_customers, 253: orders_of_status, 242: disable, 241: restock, 257: cancel,
+    276: most_orders, 234: most_cancellations, 364: by_phone, 366: order_attribute,
+    274: invoice_total, 266: preview_theme, 247: price_by, 287: out_of_stock,
 }
 """Official template id -> port."""

@@ -1,5 +1,6 @@
-"""Official WebArena-Lite templates of the forum on the bundled data: bulk votes and new
-submissions in named forums (see :mod:`.twin_ports_shop` for the shape of a port)."""
+"""Official WebArena-Lite templates of the forum, on the bundled data: posting in the right
+forum, replies, votes, my biography, subscriptions, and promoting a repository
+(see :mod:`.twin_port_shape` for the shape of a port)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,40 @@ from collections.abc import Iterator
 from typing import Any
 
 from .sites.data_forum import FORUM_USER
-from .taskgen import ROWS, Candidate, click, fact, goto, html_check, select, stop, type_
-from .twin_ports_shop import Dbs, Port, port
+from .taskgen import (
+    ROWS,
+    Candidate,
+    click,
+    fact,
+    goto,
+    html_check,
+    select,
+    stop,
+    type_,
+)
+from .templates_gitlab import project_rows
+from .twin_port_shape import Dbs, Port, adapt, port
 
 R = "__REDDIT__"
+
+MAIN = "document.querySelector('main').innerText"
+"""Locator: the text of the page's main region."""
+BOOKS = ("The Silent Orchard", "A Map of Small Rivers", "Winter at Kestrel Bay",
+         "The Lantern Keeper")
+MEETUP_DATES = ("Oct 21st", "Nov 4th", "Dec 2nd")
+SUBJECTS = {"books": ("audiobooks versus paper books", "Which novel should I read next?"),
+            "movies": ("remakes of classic films", "What is a good movie for a rainy night?"),
+            "gaming": ("co-op games for couples", "Which console has the best indie games?"),
+            "science": ("the James Webb telescope", "Why is the sky blue at noon?"),
+            "cooking": ("cast iron pans", "How do I keep bread from going stale?"),
+            "travel": ("traveling with one backpack", "Is a rail pass worth it in Europe?"),
+            "music": ("vinyl records", "Which headphones are good for jazz?"),
+            "gardening": ("raised garden beds", "When should I plant tomatoes?"),
+            "fitness": ("morning workouts", "How many rest days per week do I need?"),
+            "technology": ("mechanical keyboards", "Which laptop is good for programming?"),
+            "history": ("the Silk Road", "What caused the fall of Rome?"),
+            "photography": ("film cameras", "Which lens is best for portraits?")}
+"""Per forum: a subject and a question that belong there (the twin's stand-in of relevance)."""
 
 
 def _my_votes(dbs: Dbs) -> set[int]:
@@ -64,13 +95,6 @@ def downvote_top(dbs: Dbs) -> Iterator[Candidate]:
                                exact=str(p["score"] - 1)) for p in top[:k]])
 
 
-MAIN = "document.querySelector('main').innerText"
-"""Locator: the text of the page's main region."""
-BOOKS = ("The Silent Orchard", "A Map of Small Rivers", "Winter at Kestrel Bay",
-         "The Lantern Keeper")
-MEETUP_DATES = ("Oct 21st", "Nov 4th", "Dec 2nd")
-
-
 def _forums(dbs: Dbs) -> list[str]:
     return [r[0] for r in dbs["reddit"].execute("SELECT name FROM forums ORDER BY id")]
 
@@ -119,21 +143,6 @@ def ml_post(dbs: Dbs) -> Iterator[Candidate]:
         post = _post(forum, f"How could machine learning help {forum}?",
                      "Curious about your ideas.", ["machine learning"])
         yield port({"subreddit": forum}, R, post.pop("expert"), **post)
-
-
-SUBJECTS = {"books": ("audiobooks versus paper books", "Which novel should I read next?"),
-            "movies": ("remakes of classic films", "What is a good movie for a rainy night?"),
-            "gaming": ("co-op games for couples", "Which console has the best indie games?"),
-            "science": ("the James Webb telescope", "Why is the sky blue at noon?"),
-            "cooking": ("cast iron pans", "How do I keep bread from going stale?"),
-            "travel": ("traveling with one backpack", "Is a rail pass worth it in Europe?"),
-            "music": ("vinyl records", "Which headphones are good for jazz?"),
-            "gardening": ("raised garden beds", "When should I plant tomatoes?"),
-            "fitness": ("morning workouts", "How many rest days per week do I need?"),
-            "technology": ("mechanical keyboards", "Which laptop is good for programming?"),
-            "history": ("the Silk Road", "What caused the fall of Rome?"),
-            "photography": ("film cameras", "Which lens is best for portraits?")}
-"""Per forum: a subject and a question that belong there (the twin's stand-in of relevance)."""
 
 
 def _relevant(dbs: Dbs) -> list[tuple[str, str, str]]:
@@ -210,10 +219,58 @@ def negative_comments(dbs: Dbs) -> Iterator[Candidate]:
                        answers={"must_include": [str(n)]}, login=False)
 
 
+def bio(dbs: Dbs) -> Iterator[Candidate]:
+    """twin 507: change my forum biography (program_html)."""
+    yield from adapt(507, dbs, lambda s: {"content": s["bio"]})
+
+
+def upvote_newest(dbs: Dbs) -> Iterator[Candidate]:
+    """upvote the newest post of a forum (program_html on the post's score)."""
+    db = dbs["reddit"]
+    for f in db.execute("SELECT * FROM forums ORDER BY id").fetchall():
+        p = db.execute("SELECT * FROM posts WHERE forum_id = ? ORDER BY created DESC, id DESC "
+                       "LIMIT 1", (f["id"],)).fetchone()
+        if p is None:
+            continue
+        url = f"{R}/f/{f['name']}/{p['id']}"
+        yield port({"subreddit": f["name"]}, R, [
+            click("Forums", "link"), click(f["name"], "link"), click("Sort by New", "link"),
+            click(p["title"], "link"), click("Upvote", "button"), stop()],
+            html=[html_check(url, fact("Score"), exact=str(p["score"] + 1))])
+
+
+def subscribe_trending(dbs: Dbs) -> Iterator[Candidate]:
+    """subscribe to a forum and open its hottest thread (url + program_html)."""
+    db = dbs["reddit"]
+    subscribed = {r[0] for r in db.execute(
+        "SELECT f.name FROM subscriptions s JOIN forums f ON f.id = s.forum_id JOIN users u ON "
+        "u.id = s.user_id WHERE u.username = ?", (FORUM_USER[0],))}
+    for f in db.execute("SELECT * FROM forums ORDER BY id").fetchall():
+        top = db.execute("SELECT * FROM posts WHERE forum_id = ? ORDER BY score DESC, id LIMIT 2",
+                         (f["id"],)).fetchall()
+        if f["name"] in subscribed or len(top) < 2 or top[0]["score"] == top[1]["score"]:
+            continue
+        yield port({"subreddit": f["name"]}, R, [
+            click("Forums", "link"), click(f["name"], "link"), click("Subscribe", "button"),
+            click(top[0]["title"], "link"), stop()], url=f"{R}/f/{f['name']}/{top[0]['id']}",
+            html=[html_check(f"{R}/f/{f['name']}", fact("Subscription"), exact="Subscribed")])
+
+
+def promote_repo(dbs: Dbs) -> Iterator[Candidate]:
+    """a forum post promoting a project with the project's own description (url + html)."""
+    forums = [r[0] for r in dbs["reddit"].execute("SELECT name FROM forums ORDER BY id")]
+    for k, p in enumerate(project_rows(dbs["gitlab"])):
+        forum = forums[k % len(forums)]
+        yield port({"repo": p["path"], "subreddit": forum}, R, [
+            click("Submit", "link"), select("Forum", forum), type_("Title", p["path"]),
+            type_("Body", p["description"]), click("Create submission", "button"), stop()],
+            url=f"{R}/f/{forum}", html=[html_check("last", MAIN, include=[p["description"]])])
+
+
 PORTS_FORUM: dict[int, Port] = {
-    5: ask_in_topic, 13: discuss, 3765: ask_where_answered, 17: most_commented_of_top,
-    23: reply_newest, 33: negative_comments,
-    25: like_all, 1510: dislike_all, 24: downvote_top, 9: book_review, 15: recommendations,
-    16: meetup, 19: ml_post,
+    4: subscribe_trending, 117: promote_repo, 6: bio, 22: upvote_newest, 5: ask_in_topic,
+    13: discuss, 3765: ask_where_answered, 17: most_commented_of_top, 23: reply_newest,
+    33: negative_comments, 25: like_all, 1510: dislike_all, 24: downvote_top, 9: book_review,
+    15: recommendations, 16: meetup, 19: ml_post,
 }
 """Official template id -> port."""

@@ -1,6 +1,7 @@
-"""Official WebArena-Lite map templates on the bundled map's real places (Pittsburgh, its
-airports, national parks: :mod:`.sites.data_places`); see :mod:`.twin_ports_shop` for the shape
-of a port. Times and distances are the bundled map's (its route model), read on its pages."""
+"""Official WebArena-Lite templates of the map's places, on the bundled data (with the real places
+and cities of :mod:`.sites.data_places`): zip codes, the nearest place of a kind, airports,
+place pages, facts and coordinates, what is around a place (see :mod:`.twin_port_shape` for the
+shape of a port)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,20 @@ from typing import Any
 
 from .sites.data_map import format_minutes, haversine_km, route
 from .sites.data_places import FIRST_REAL_PLACE
-from .taskgen import Candidate, click, goto, query, select, stop, type_
-from .twin_ports_shop import Dbs, Port, port
+from .taskgen import (
+    Candidate,
+    click,
+    goto,
+    query,
+    select,
+    stop,
+    type_,
+)
+from .templates_map import place_rows
+from .twin_port_shape import Dbs, Port, adapt, port
 
 M = "__MAP__"
+
 CMU = "Carnegie Mellon University"
 KIND_WORDS = {"post office": "USPS postal office", "pharmacy": "pharmacy",
               "supermarket": "supermarket", "hotel": "hotel", "police station": "police station",
@@ -197,9 +208,48 @@ def national_park(dbs: Dbs) -> Iterator[Candidate]:
             answers={"must_include": [park["name"]], "fuzzy_match": [time]}, login=False)
 
 
+def description_page(dbs: Dbs) -> Iterator[Candidate]:
+    """twin 406: a place's page (url_match)."""
+    yield from adapt(406, dbs, lambda s: {"location": s["place"]})
+
+
+def closest(dbs: Dbs) -> Iterator[Candidate]:
+    """twin 403: the closest place of a category to a place (string_match)."""
+    yield from adapt(403, dbs, lambda s: {"place1": s["category"], "place2": s["place"]})
+
+
+def information(dbs: Dbs) -> Iterator[Candidate]:
+    """a place's opening hours, address or coordinates (string_match)."""
+    for p in place_rows(dbs["map"]):
+        for info, value in (("opening hours", p["opening_hours"]), ("address", p["address"]),
+                            ("coordinates", f"{p['lat']:.5f}, {p['lon']:.5f}")):
+            yield port({"information": info, "location": p["name"]}, M, [
+                type_("Search", p["name"], enter=True), click(p["name"], "link"), stop(value)],
+                answers={"must_include": [value]}, login=False)
+
+
+def coordinates(dbs: Dbs) -> Iterator[Candidate]:
+    """a place's coordinates in decimal degrees (string_match)."""
+    for p in place_rows(dbs["map"]):
+        lat, lon = f"{p['lat']:.5f}", f"{p['lon']:.5f}"
+        yield port({"location": p["name"]}, M, [
+            type_("Search", p["name"], enter=True), click(p["name"], "link"),
+            stop(f"{lat}, {lon}")], answers={"must_include": [lat, lon]}, login=False)
+
+
+def around(dbs: Dbs) -> Iterator[Candidate]:
+    """the places of a category near a place (url_match on the nearby page)."""
+    for p in place_rows(dbs["map"])[::2]:
+        for cat in ("cafe", "park", "museum", "library", "restaurant", "hotel"):
+            yield port({"space": cat, "location": p["name"]}, M, [
+                type_("Search", p["name"], enter=True), click(p["name"], "link"),
+                click("Nearby places", "link"), click(cat.title(), "link"), stop()],
+                url=query(f"{M}/place/{p['id']}/nearby", category=cat), login=False)
+
+
 PORTS_MAP: dict[int, Port] = {
-    70: zip_code, 47: pittsburgh_philadelphia, 35: from_cmu_by_mode, 39: nearest_walkable,
-    77: in_an_hour, 79: airports_within, 781: immigration_office, 782: airport_hyatt,
-    85: national_park,
+    52: description_page, 69: closest, 501: information, 46: coordinates, 59: around, 70: zip_code,
+    47: pittsburgh_philadelphia, 35: from_cmu_by_mode, 39: nearest_walkable, 77: in_an_hour,
+    79: airports_within, 781: immigration_office, 782: airport_hyatt, 85: national_park,
 }
 """Official template id -> port."""

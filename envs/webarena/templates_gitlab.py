@@ -1,4 +1,7 @@
-"""Task templates of the code-hosting site, the map, the forum, and multi-site tasks."""
+"""The twin's own task templates of the code-hosting site: issues (open counts, assignees,
+new issues, comments, closing, labels), merge requests' source branches and members.
+
+The row helpers (:func:`project_rows`) are public: :mod:`.twin_ports` reuse them."""
 
 from __future__ import annotations
 
@@ -6,9 +9,6 @@ import sqlite3
 from collections.abc import Iterator
 from typing import Any
 
-from .sites.data_forum import FORUM_USER
-from .sites.data_map import format_minutes, haversine_km, route
-from .sites.data_places import FIRST_REAL_PLACE
 from .taskgen import (
     ROWS,
     Candidate,
@@ -24,7 +24,7 @@ from .taskgen import (
     type_,
 )
 
-G, M, R, W = "__GITLAB__", "__MAP__", "__REDDIT__", "__WIKIPEDIA__"
+G = "__GITLAB__"
 Dbs = dict[str, sqlite3.Connection]
 ISSUE_TITLES = ["Broken link in README", "Add a dark theme", "Crash on empty input",
                 "Update dependencies", "Write a contributing guide", "Support Windows paths"]
@@ -33,7 +33,8 @@ COMMENTS = ["Thanks, this helped a lot!", "I see the same problem here.",
             "Could you share the steps?", "Great point, well said."]
 
 
-def _projects(db: sqlite3.Connection) -> list[Any]:
+def project_rows(db: sqlite3.Connection) -> list[Any]:
+    """Every project, with its ``path`` (``namespace/name``) and ``n_open`` (open issues)."""
     return db.execute("SELECT *, namespace || '/' || name AS path, (SELECT COUNT(*) FROM issues "
                       "i WHERE i.project_id = projects.id AND i.state = 'opened') AS n_open FROM "
                       "projects ORDER BY id").fetchall()
@@ -51,7 +52,7 @@ def _issues(db: sqlite3.Connection, where: str = "1") -> list[Any]:
 
 def open_issues(t: Template, dbs: Dbs) -> Iterator[Candidate]:
     """Number of open issues of a project."""
-    for p in _projects(dbs["gitlab"]):
+    for p in project_rows(dbs["gitlab"]):
         yield record(t, {"project": p["path"]}, G, [*_project(p), stop(str(p["n_open"]))],
                      answers={"must_include": [str(p["n_open"])]})
 
@@ -76,7 +77,7 @@ def source_branch(t: Template, dbs: Dbs) -> Iterator[Candidate]:
 
 def new_issue(t: Template, dbs: Dbs) -> Iterator[Candidate]:
     """Create an issue."""
-    for p in _projects(dbs["gitlab"]):
+    for p in project_rows(dbs["gitlab"]):
         for title in ISSUE_TITLES:
             yield record(t, {"project": p["path"], "title": title}, G, [
                 *_project(p), click("Issues", "link"), click("New issue", "link"),
@@ -108,7 +109,7 @@ def add_member(t: Template, dbs: Dbs) -> Iterator[Candidate]:
     """Invite a user to a project with a role."""
     db = dbs["gitlab"]
     users = db.execute("SELECT * FROM users ORDER BY id").fetchall()
-    for p in _projects(db):
+    for p in project_rows(db):
         members = {r[0] for r in db.execute("SELECT user_id FROM members WHERE project_id = ?",
                                             (p["id"],))}
         for k, u in enumerate(u for u in users if u["id"] not in members):
@@ -124,7 +125,7 @@ def add_member(t: Template, dbs: Dbs) -> Iterator[Candidate]:
 
 def new_label(t: Template, dbs: Dbs) -> Iterator[Candidate]:
     """Create a label."""
-    for p in _projects(dbs["gitlab"]):
+    for p in project_rows(dbs["gitlab"]):
         for name in LABEL_NAMES:
             yield record(t, {"label": name, "project": p["path"]}, G, [
                 *_project(p), click("Labels", "link"), type_("Title", name),
@@ -134,7 +135,7 @@ def new_label(t: Template, dbs: Dbs) -> Iterator[Candidate]:
 
 def closed_issues(t: Template, dbs: Dbs) -> Iterator[Candidate]:
     """Show a project's closed issues."""
-    for p in _projects(dbs["gitlab"]):
+    for p in project_rows(dbs["gitlab"]):
         yield record(t, {"project": p["path"]}, G, [
             *_project(p), click("Issues", "link"), click("Closed", "link"), stop()],
             url=query(f"{G}/{p['path']}/-/issues", state="closed"))
@@ -143,7 +144,7 @@ def closed_issues(t: Template, dbs: Dbs) -> Iterator[Candidate]:
 def label_filter(t: Template, dbs: Dbs) -> Iterator[Candidate]:
     """Show a project's open issues with a label."""
     db = dbs["gitlab"]
-    for p in _projects(db):
+    for p in project_rows(db):
         for (name,) in db.execute("SELECT name FROM labels WHERE project_id = ? ORDER BY name",
                                   (p["id"],)):
             yield record(t, {"label": name, "project": p["path"]}, G, [
@@ -165,96 +166,6 @@ def assign(t: Template, dbs: Dbs) -> Iterator[Candidate]:
             html=[html_check(url, fact("Assignee"), exact=user)])
 
 
-# -- map -----------------------------------------------------------------------------------------
-
-
-def _places(db: sqlite3.Connection) -> list[Any]:
-    """The generated world's places (the real ones of :mod:`.sites.data_places` aside)."""
-    return db.execute("SELECT p.*, c.name AS city FROM places p JOIN cities c ON c.id = "
-                      "p.city_id WHERE p.id < ? ORDER BY p.id", (FIRST_REAL_PLACE,)).fetchall()
-
-
-def _pairs(db: sqlite3.Connection) -> Iterator[tuple[Any, Any]]:
-    places = _places(db)
-    for k in range(0, len(places) - 1, 2):
-        yield places[k], places[k + 1]
-
-
-def _directions(a: str, b: str, mode: str | None = None) -> list[dict[str, Any]]:
-    steps = [click("Directions", "link"), type_("From", a), type_("To", b)]
-    if mode:
-        steps.append(select("Mode", mode))
-    return [*steps, click("Go", "button")]
-
-
-def drive_time(t: Template, dbs: Dbs) -> Iterator[Candidate]:
-    """Driving time between two places."""
-    for a, b in _pairs(dbs["map"]):
-        minutes = format_minutes(route(a["lat"], a["lon"], b["lat"], b["lon"], "car")[1])
-        yield record(t, {"a": a["name"], "b": b["name"]}, M, [
-            *_directions(a["name"], b["name"]), stop(minutes)],
-            answers={"fuzzy_match": [minutes]}, login=False)
-
-
-def bike_distance(t: Template, dbs: Dbs) -> Iterator[Candidate]:
-    """Cycling distance between two places."""
-    for b, a in _pairs(dbs["map"]):
-        km = route(a["lat"], a["lon"], b["lat"], b["lon"], "bike")[0]
-        yield record(t, {"a": a["name"], "b": b["name"]}, M, [
-            *_directions(a["name"], b["name"], "Bicycle"), stop(f"{km} km")],
-            answers={"must_include": [f"{km} km"]}, login=False)
-
-
-def closest(t: Template, dbs: Dbs) -> Iterator[Candidate]:
-    """Nearest place of a category to a place."""
-    places = _places(dbs["map"])
-    for p in places:
-        for cat in ("cafe", "park", "hotel", "museum"):
-            others = sorted((haversine_km(p["lat"], p["lon"], o["lat"], o["lon"]), o["name"])
-                            for o in places if o["category"] == cat and o["id"] != p["id"])
-            if len(others) < 2 or others[1][0] - others[0][0] < 0.2:
-                continue
-            yield record(t, {"category": cat, "place": p["name"]}, M, [
-                type_("Search", p["name"], enter=True), click(p["name"], "link"),
-                click("Nearby places", "link"), click(cat.title(), "link"), stop(others[0][1])],
-                answers={"fuzzy_match": [others[0][1]]}, login=False)
-
-
-def hours(t: Template, dbs: Dbs) -> Iterator[Candidate]:
-    """Opening hours of a place."""
-    for p in _places(dbs["map"]):
-        yield record(t, {"place": p["name"]}, M, [
-            type_("Search", p["name"], enter=True), click(p["name"], "link"),
-            stop(p["opening_hours"])], answers={"must_include": [p["opening_hours"]]},
-            login=False)
-
-
-def walk_route(t: Template, dbs: Dbs) -> Iterator[Candidate]:
-    """Show the walking route between two places."""
-    for a, b in list(_pairs(dbs["map"]))[::-1]:
-        yield record(t, {"a": a["name"], "b": b["name"]}, M, [
-            *_directions(a["name"], b["name"], "Foot"), stop()],
-            url=query(f"{M}/directions", **{"from": a["name"], "to": b["name"], "mode": "foot"}),
-            login=False)
-
-
-def place_page(t: Template, dbs: Dbs) -> Iterator[Candidate]:
-    """Open a place's page."""
-    for p in _places(dbs["map"])[::-1]:
-        yield record(t, {"place": p["name"]}, M, [
-            type_("Search", p["name"], enter=True), click(p["name"], "link"), stop()],
-            url=f"{M}/place/{p['id']}", login=False)
-
-
-MAP_TEMPLATES = [
-    Template(401, ("map",), "How long does it take to drive from {a} to {b}?", 6, drive_time),
-    Template(402, ("map",), "What is the distance by bicycle from {a} to {b}?", 5,
-             bike_distance),
-    Template(403, ("map",), "What is the closest {category} to {place}?", 5, closest),
-    Template(404, ("map",), "What are the opening hours of {place}?", 3, hours),
-    Template(405, ("map",), "Show me the walking route from {a} to {b}.", 4, walk_route),
-    Template(406, ("map",), "Show me the map page of {place}.", 3, place_page),
-]
 GITLAB_TEMPLATES = [
     Template(301, ("gitlab",), "How many open issues does the project {project} have?", 4,
              open_issues),
@@ -273,6 +184,5 @@ GITLAB_TEMPLATES = [
              label_filter),
     Template(311, ("gitlab",), "Assign issue #{iid} of {project} to {user}.", 4, assign),
 ]
-"""Code hosting (30 test tasks) and map (26) templates; the forum and multi-site ones are in
-:mod:`.templates_forum`."""
-FORUM_USERNAME = FORUM_USER[0]
+"""Code hosting templates (30 test tasks); the map's are in :mod:`.templates_map`, the
+forum and multi-site ones in :mod:`.templates_forum`, the store's in :mod:`.templates_shop`."""
