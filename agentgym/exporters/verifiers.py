@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 from ..errors import ConfigError
 
@@ -37,7 +38,7 @@ def export_verifiers(env_id: str, folder: str | Path, *, split: str = "test",
         raise ConfigError(f"{out} is not empty (pass overwrite=True / --overwrite)")
     env = make(env_id, split=split)
     try:
-        base = env.unwrapped
+        base: Any = env.unwrapped
         task_set = getattr(base, "task_set", None)
         if task_set is None:
             raise ConfigError(f"{env_id} has no task set to export")
@@ -45,7 +46,7 @@ def export_verifiers(env_id: str, folder: str | Path, *, split: str = "test",
         for task in task_set:
             obs, _ = env.reset(options={"task_id": task.task_id})
             tasks.append({"task_id": task.task_id, "prompt": obs["text"]})
-        data = {"env_id": env.unwrapped.agentgym_spec.id, "split": split, "url": url,
+        data = {"env_id": base.agentgym_spec.id, "split": split, "url": url,
                 "instructions": base.instructions, "tools": base.tools.to_openai(),
                 "tasks": tasks}
     finally:
