@@ -10,7 +10,7 @@ setup:
 	@bash scripts/setup_webarena_verified_venv.sh
 	@bash scripts/setup_peer_venvs.sh
 
-# OpenEnv, Harbor and the OpenAI Agents SDK in their own environments, side by side (their
+# OpenEnv, Harbor, the OpenAI Agents SDK and verifiers in their own environments, side by side (their
 # pins clash with .venv): the tests that drive these peers' own clients need them.
 setup-peers:
 	@bash scripts/setup_peer_venvs.sh
