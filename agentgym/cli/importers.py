@@ -30,10 +30,11 @@ def _importers() -> list[Any]:
 
 def _count(entry: Any) -> str:
     try:
-        names = entry.load().names()
+        resolver = entry.load()
+        names = resolver.names()
     except Exception as e:  # a package that is not installed: say what installs it
         return f"not available ({type(e).__name__})"
-    return str(len(names)) if names else "any URL"
+    return str(len(names)) if names else getattr(resolver, "unlisted", "none listed")
 
 
 def importers_table(counts: bool = False) -> Table:

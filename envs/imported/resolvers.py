@@ -83,6 +83,8 @@ class OpenEnvResolver:
 
     prefix = "openenv"
     install = "nothing (the importer speaks OpenEnv's WebSocket protocol itself)"
+    unlisted = "any URL"
+    """What ``agentgym importers`` shows for the count (:meth:`names` is empty)."""
 
     @staticmethod
     def spec(id: str) -> EnvSpec:
@@ -118,6 +120,8 @@ class VerifiersResolver:
 
     prefix = "verifiers"
     install = "make setup-verifiers (its own environment, .venv-verifiers)"
+    unlisted = "installed tasksets"
+    """What ``agentgym importers`` shows for the count (:meth:`names` is empty)."""
 
     @staticmethod
     def spec(id: str) -> EnvSpec:
@@ -136,9 +140,34 @@ class VerifiersResolver:
         return []
 
 
+class SkyRLGymResolver:
+    """``skyrl-gym:<env id>``: one of SkyRL-gym's text envs, tasks given in the call."""
+
+    prefix = "skyrl-gym"
+    install = "pip install 'agentgym[interop]'"
+
+    @staticmethod
+    def spec(id: str) -> EnvSpec:
+        """The spec (single-step envs: ``max_turns=1``; the rows come with ``make``)."""
+        from .skyrl_env import check_id, load_tasks, make_env, spec_max_turns
+
+        name = check_id(_name(id, "skyrl-gym"))
+        return EnvSpec(id=f"skyrl-gym:{name}", entry_point=functools.partial(make_env, name),
+                       family="skyrl-gym", max_turns=spec_max_turns(name), plugin=PLUGIN,
+                       tasks=functools.partial(load_tasks, name),
+                       description=f"SkyRL-gym's {name} env, scored by its own step rewards.")
+
+    @staticmethod
+    def names() -> list[str]:
+        """Every env id SkyRL-gym registers."""
+        from .skyrl_env import env_ids
+
+        return env_ids()
+
+
 RESOLVERS: dict[str, Any] = {"reasoning-gym": ReasoningGymResolver,
                              "textarena": TextArenaResolver, "openenv": OpenEnvResolver,
-                             "verifiers": VerifiersResolver}
+                             "verifiers": VerifiersResolver, "skyrl-gym": SkyRLGymResolver}
 """Prefix -> resolver class, registered by :func:`register_resolvers`."""
 
 
@@ -149,5 +178,5 @@ def register_resolvers(register: Any) -> None:
                  importer=True, install=resolver.install)
 
 
-__all__ = ["RESOLVERS", "OpenEnvResolver", "ReasoningGymResolver", "TextArenaResolver",
-           "VerifiersResolver", "register_resolvers"]
+__all__ = ["RESOLVERS", "OpenEnvResolver", "ReasoningGymResolver", "SkyRLGymResolver",
+           "TextArenaResolver", "VerifiersResolver", "register_resolvers"]
