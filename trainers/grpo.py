@@ -186,12 +186,12 @@ class GRPOTrainer:
         self.phase_parts["rl"] = (rl_source, group)
         self.experts: dict[str, Any] = {}
         if BC in kinds or cfg.algorithm in EXPERT_ALGORITHMS:  # runs that read expert episodes
-            from . import bc
+            from . import experts
 
-            bc.patient_rollouts(self)
-            self.chat, self.eos_id = bc.chat_and_eos(self.tokenizer)
+            experts.patient_rollouts(self)
+            self.chat, self.eos_id = experts.chat_and_eos(self.tokenizer)
             if cfg.bc_steps > 0 or SEMI_ONLINE in kinds:
-                self.experts = bc.experts_for(self, cfg.expert_data, cfg.train_split)
+                self.experts = experts.experts_for(self, cfg.expert_data, cfg.train_split)
             from .scoring.bc import BCObjective
             from .sources.expert import ExpertSource
 
@@ -199,13 +199,13 @@ class GRPOTrainer:
                 ExpertSource(self.experts, self.sampler, self.chat, self.eos_id,
                              cfg.bc_batch_size), BCObjective(cfg, self.pad_id))
         if SEMI_ONLINE in kinds:
-            from .semionline import semi_online_parts
+            from .sources.semionline import semi_online_parts
 
             self.phase_parts[SEMI_ONLINE] = semi_online_parts(self)
         if self.selfplay is not None and cfg.eval_opponents:
             self.eval_hooks.append(self.selfplay)
         if cfg.sop_eval:
-            from .bc import SOPEval
+            from .experts import SOPEval
 
             self.eval_hooks.append(SOPEval(self))
 

@@ -23,7 +23,9 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 if TYPE_CHECKING:
     from agentgym.rollout import Trajectory
 
-    from .state import TrainState
+TrainState = Any
+"""The trainer's :class:`~agentgym.trainers.state.TrainState` (not imported: state.py imports
+this module's protocols)."""
 
 
 @dataclass

@@ -90,7 +90,7 @@ def test_the_step_path_probes_no_attribute() -> None:
     files = [TRAINERS / "grpo.py", TRAINERS / "learner.py", TRAINERS / "bc.py",
              TRAINERS / "semionline.py", TRAINERS / "async_grpo.py", TRAINERS / "weight_sync.py",
              TRAINERS / "state.py", TRAINERS / "selfplay.py", TRAINERS / "distributed.py",
-             TRAINERS / "update.py", TRAINERS / "modeling.py",
+             TRAINERS / "update.py", TRAINERS / "modeling.py", TRAINERS / "experts.py",
              *(TRAINERS / "sources").glob("*.py"), *(TRAINERS / "scoring").glob("*.py")]
     probes = {f.name: len(re.findall(r"\b(?:getattr|hasattr)\(", f.read_text())) for f in files}
     assert sum(probes.values()) == 0, probes

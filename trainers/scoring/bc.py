@@ -12,6 +12,7 @@ import torch
 
 from ..batch import collate
 from ..config import TrainConfig
+from ..experts import nll_loss
 from ..parts import Collected, Scored
 
 
@@ -19,8 +20,6 @@ class BCObjective:
     """Plain NLL on the expert's responses."""
 
     def __init__(self, cfg: TrainConfig, pad_id: int) -> None:
-        from ..bc import nll_loss
-
         self.cfg, self.pad_id, self.loss_fn = cfg, pad_id, nll_loss
         self.update_cfg = dataclasses.replace(cfg, temperature=1.0, ppo_epochs=1, tis_cap=0.0,
                                               kl_coef=0.0)

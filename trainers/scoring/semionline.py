@@ -13,13 +13,31 @@ from typing import Any
 
 import torch
 
-from agentgym.rollout import Trajectory
+from agentgym.rollout import CopyResult, Trajectory
 
 from ..batch import collate, empty_batch
 from ..config import TrainConfig
 from ..distributed import DistInfo, all_sum
 from ..parts import Collected, Scored
 from ..semionline_returns import discounted_returns, keep_task
+
+
+def step_trajectories(group: list[CopyResult]) -> list[Trajectory]:
+    """Training samples of one task's copies, ordered by step then copy (shared prompts adjoin)."""
+    out = []
+    samples = sorted((s for c in group for s in c.steps), key=lambda s: (s.step, s.copy))
+    full = {c.copy: c.fully_matched for c in group}
+    for s in samples:
+        t = Trajectory(task_id=s.task_id, sample_idx=s.copy, group_id=f"{s.task_id}:{s.step}")
+        t.start(s.prompt_ids)
+        t.add_generation(s.generation)
+        t.messages = [{"role": "assistant", "content": s.generation.text}]
+        t.reward, t.step_rewards, t.turns = s.reward, [s.reward], 1
+        t.info = {"step": s.step, "matched": s.matched, "patched": s.patched,
+                  "action_score": s.action_score, "success": full[s.copy]}
+        t.terminated = True
+        out.append(t)
+    return out
 
 
 class SemiOnlineObjective:
@@ -37,8 +55,6 @@ class SemiOnlineObjective:
 
     def score(self, collected: Collected) -> Scored:
         """Filter tasks, advantages, the batch; no update when no rank kept a sample."""
-        from ..semionline import step_trajectories
-
         cfg = self.cfg
         kept, trajs = 0, []
         for group in collected.samples:
@@ -87,4 +103,4 @@ class SemiOnlineObjective:
         }
 
 
-__all__ = ["SemiOnlineObjective"]
+__all__ = ["SemiOnlineObjective", "step_trajectories"]

@@ -13,6 +13,7 @@ from typing import Any
 from agentgym import ConfigError
 from agentgym.rollout import ChatFormat, ExpertTrajectory
 
+from ..experts import expert_training_trajectory
 from ..parts import Collected
 from ..state import TrainState
 from . import SourceBase
@@ -28,8 +29,6 @@ class ExpertSource(SourceBase):
 
     def collect(self, state: TrainState) -> Collected:
         """``batch_size`` tasks' expert episodes; refused when none of them has one."""
-        from ..bc import expert_training_trajectory
-
         del state  # expert replay moves no rollout round
         ids = self.sampler.take(self.batch_size)
         trajs = [expert_training_trajectory(context, self.chat, self.eos_id)

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentgym.rollout import ExpertTrajectory, SemiOnlineRollout
+from agentgym.policies import SamplingParams
+from agentgym.rollout import ExpertTrajectory, SemiOnlineRollout, matcher_for_env
 
 from ..config import TrainConfig
 from ..data import shard
 from ..distributed import DistInfo
 from ..parts import Collected
+from ..scoring.semionline import SemiOnlineObjective
 from ..state import TrainState
 from . import SourceBase
 
@@ -38,4 +40,20 @@ class SemiOnlineSource(SourceBase):
         return Collected(samples=groups)
 
 
-__all__ = ["SemiOnlineSource"]
+def semi_online_parts(trainer: Any) -> tuple[SemiOnlineSource, SemiOnlineObjective]:
+    """The semi-online phase's source and objective over the trainer's policy and experts."""
+    cfg = trainer.cfg
+    assert trainer.dist is not None
+    matcher = matcher_for_env(cfg.env, {**cfg.env_kwargs, "split": cfg.train_split})
+    sampling = SamplingParams(max_tokens=cfg.max_new_tokens, temperature=cfg.temperature,
+                              top_p=cfg.top_p)
+    semi = SemiOnlineRollout(
+        trainer.policy, matcher, sampling=sampling, patch_threshold=cfg.patch_threshold,
+        patch_mode=cfg.patch_mode, max_tokens=cfg.max_tokens, seed=cfg.seed)
+    source = SemiOnlineSource(cfg, semi, trainer.experts, trainer.sampler, trainer.dist)
+    objective = SemiOnlineObjective(cfg, trainer.adv_fn, pad_id=trainer.pad_id,
+                                    share_prompt=trainer.share_prompt, dist=trainer.dist)
+    return source, objective
+
+
+__all__ = ["SemiOnlineSource", "semi_online_parts"]
