@@ -93,13 +93,24 @@ class AgentEnv(gymnasium.Env[Observation, Any]):
         return cls._astep is not AgentEnv._astep
 
     def _run(self, coro: Coroutine[Any, Any, T]) -> T:
-        if self._loop is None:
-            self._loop = asyncio.new_event_loop()
-            self._loop_thread = threading.Thread(
-                target=self._loop.run_forever, name=f"{type(self).__name__}-loop", daemon=True
-            )
-            self._loop_thread.start()
-        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
+        # A Ctrl-C (KeyboardInterrupt) may land anywhere in here: before the coroutine is
+        # scheduled it is closed (never "was never awaited"), after it the work is cancelled.
+        try:
+            if self._loop is None:
+                self._loop = asyncio.new_event_loop()
+                self._loop_thread = threading.Thread(
+                    target=self._loop.run_forever, name=f"{type(self).__name__}-loop",
+                    daemon=True)
+                self._loop_thread.start()
+            future = asyncio.run_coroutine_threadsafe(coro, self._loop)
+        except BaseException:
+            coro.close()
+            raise
+        try:
+            return future.result()
+        except BaseException:
+            future.cancel()
+            raise
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
