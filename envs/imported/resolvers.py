@@ -165,9 +165,36 @@ class SkyRLGymResolver:
         return env_ids()
 
 
+class GemResolver:
+    """``gem:<GEM env id>``: one of GEM's envs (games, reasoning-gym tasks), in its worker."""
+
+    prefix = "gem"
+    install = "bash scripts/setup_gem_venv.sh (its own environment, .venv-gem)"
+
+    @staticmethod
+    def spec(id: str) -> EnvSpec:
+        """The spec, with the turn limit GEM registers for the id (asks the worker)."""
+        from .gem_env import load_tasks, make_env, spec_info
+
+        name = _name(id, "gem")
+        info = spec_info(name)
+        return EnvSpec(id=f"gem:{name}", entry_point=functools.partial(make_env, name),
+                       family="gem", max_turns=info.get("max_turns"), plugin=PLUGIN,
+                       tasks=functools.partial(load_tasks, name),
+                       description=f"GEM's {name}, scored by its own step rewards.")
+
+    @staticmethod
+    def names() -> list[str]:
+        """Every GEM id that loads no Hub dataset."""
+        from .gem_env import env_ids
+
+        return env_ids()
+
+
 RESOLVERS: dict[str, Any] = {"reasoning-gym": ReasoningGymResolver,
                              "textarena": TextArenaResolver, "openenv": OpenEnvResolver,
-                             "verifiers": VerifiersResolver, "skyrl-gym": SkyRLGymResolver}
+                             "verifiers": VerifiersResolver, "skyrl-gym": SkyRLGymResolver,
+                             "gem": GemResolver}
 """Prefix -> resolver class, registered by :func:`register_resolvers`."""
 
 
@@ -178,5 +205,5 @@ def register_resolvers(register: Any) -> None:
                  importer=True, install=resolver.install)
 
 
-__all__ = ["RESOLVERS", "OpenEnvResolver", "ReasoningGymResolver", "SkyRLGymResolver",
-           "TextArenaResolver", "VerifiersResolver", "register_resolvers"]
+__all__ = ["RESOLVERS", "GemResolver", "OpenEnvResolver", "ReasoningGymResolver",
+           "SkyRLGymResolver", "TextArenaResolver", "VerifiersResolver", "register_resolvers"]
