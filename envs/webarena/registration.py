@@ -71,3 +71,14 @@ def register_webarena(register: EnvRegistrar) -> None:
         description="WebArena-Verified's 812 tasks (ids 0-811; splits hard, non-hard; test = "
         "both) on your WebArena servers; needs the webarena extra.",
     )
+    register(
+        "web/webarena-verified-twin-v0",
+        "agentgym.envs.webarena.verified_twin:VerifiedTwinEnv",
+        family="web",
+        aliases=("webarena-verified-twin",),
+        max_turns=15,
+        tasks="agentgym.envs.webarena.verified_twin:load_verified_twin",
+        description="Offline: the twin's ports converted to WebArena-Verified's format (JSON "
+        "answers, network-event checks; splits test, train), scored by the webarena-verified "
+        "package (make setup-webarena-verified).",
+    )

@@ -11,7 +11,8 @@ output goes to stderr). Requests:
 
 - ``{"op": "ping"}`` -> ``{"ok": true, "version": "1.2.3", "tasks": 812}``;
 - ``{"op": "score", "task_id": 44, "response": "<the agent's answer>", "har": [HAR entries],
-  "environments": {"gitlab": "http://127.0.0.1:8023"}}`` -> ``{"ok": true, "score": 1.0,
+  "environments": {"gitlab": "http://127.0.0.1:8023"}, "dataset": optional task file}`` ->
+  ``{"ok": true, "score": 1.0,
   "status": "success", "error": null, "evaluators": [{"name", "score", "status", "messages"}]}``
   (the package's ``WebArenaVerified.evaluate_task``);
 - ``{"op": "reference", "task_id": 44, "environments": {...}}`` -> ``{"ok": true, "response":
@@ -32,22 +33,49 @@ MAX_LINE = 64 * 1024 * 1024
 """The longest request read (a bounded network log is far smaller)."""
 
 
-def _api(environments: dict[str, str], cache: dict[str, Any]) -> Any:
-    """A ``WebArenaVerified`` for these site URLs (one per distinct mapping, kept)."""
-    key = json.dumps(environments, sort_keys=True)
+def _api(environments: dict[str, str], cache: dict[str, Any], dataset: Any = None) -> Any:
+    """A ``WebArenaVerified`` for these site URLs (one per distinct mapping, kept), on the
+    package's own tasks or, with ``dataset``, on the task file at that path (the twin's,
+    :mod:`verified_twin`; a missing file is refused, never replaced by the package's)."""
+    key = json.dumps([environments, dataset], sort_keys=True)
     if key not in cache:
         from webarena_verified.api import WebArenaVerified
         from webarena_verified.types.config import EnvironmentConfig, WebArenaVerifiedConfig
 
+        extra: dict[str, Any] = {}
+        if dataset is not None:
+            if not isinstance(dataset, str) or not os.path.isfile(dataset):
+                raise ValueError(f"no task file {dataset!r}")
+            extra["test_data_file"] = dataset
         config = WebArenaVerifiedConfig(environments={
             site.strip("_").lower(): EnvironmentConfig(urls=[str(url).rstrip("/")])
-            for site, url in environments.items()} or None)
-        cache[key] = WebArenaVerified(config=config)
+            for site, url in environments.items()} or None, **extra)
+        cache[key] = WebArenaVerified(config=config) if dataset is None else _on_file(config)
     return cache[key]
 
 
+def _on_file(config: Any) -> Any:
+    """A ``WebArenaVerified`` on the tasks of ``config.test_data_file``, as its ``__init__``
+    builds one, loaded as a subset of all their ids (the package checks a full file for its
+    812 tasks; a subset skips that count, and every task is still validated by its model)."""
+    from webarena_verified.api import WebArenaVerified
+    from webarena_verified.api.internal.data_reader import WebArenaVerifiedDataReader
+    from webarena_verified.api.internal.evaluator import WebArenaVerifiedEvaluator
+    from webarena_verified.types.data import TaskSubset
+
+    with open(config.test_data_file, encoding="utf-8") as f:
+        ids = [int(task["task_id"]) for task in json.load(f)]
+    subset = TaskSubset(task_ids=ids, checksum=TaskSubset.compute_checksum(ids),
+                        description="agentgym: WebArena-Verified-style tasks on the twin")
+    api = WebArenaVerified.__new__(WebArenaVerified)
+    api._config = config
+    api._reader = WebArenaVerifiedDataReader(config, subset=subset)
+    api._evaluator = WebArenaVerifiedEvaluator(config=config, reader=api._reader)
+    return api
+
+
 def _score(request: dict[str, Any], cache: dict[str, Any]) -> dict[str, Any]:
-    api = _api(request.get("environments") or {}, cache)
+    api = _api(request.get("environments") or {}, cache, request.get("dataset"))
     har = request.get("har") or []
     if not isinstance(har, list):
         raise ValueError("har must be a list of HAR entries")
@@ -70,7 +98,7 @@ def _reference(request: dict[str, Any], cache: dict[str, Any]) -> dict[str, Any]
     import verified_reference
 
     environments = request.get("environments") or {}
-    api = _api(environments, cache)
+    api = _api(environments, cache, request.get("dataset"))
     task = api.get_task(int(request["task_id"]))
     response, har = verified_reference.reference_episode(task, api.config)
     return {"ok": True, "response": response, "har": har}
