@@ -32,12 +32,12 @@ def test_one_importers_ids_and_an_unknown_prefix() -> None:
     assert "reasoning-gym:leg_counting" in ids and len(ids) == len(set(ids)) > 50
     result = runner.invoke(app, ["importers", "textarena:"])
     assert "textarena:TicTacToe-v0" in result.stdout.splitlines()
-    result = runner.invoke(app, ["importers", "gem"])
-    assert result.exit_code == 1 and "no importer 'gem'" in result.output
+    result = runner.invoke(app, ["importers", "nosuch"])
+    assert result.exit_code == 1 and "no importer 'nosuch'" in result.output
 
 
 def test_list_ends_with_the_importers() -> None:
     result = runner.invoke(app, ["list"], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     tail = result.output[result.output.index("importers"):]
-    assert all(p in tail for p in ("reasoning-gym:", "textarena:", "openenv:"))
+    assert all(p in tail for p in ("reasoning-gym:", "textarena:", "openenv:", "skyrl-gym:", "gem:"))
