@@ -40,4 +40,5 @@ def test_list_ends_with_the_importers() -> None:
     result = runner.invoke(app, ["list"], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     tail = result.output[result.output.index("importers"):]
-    assert all(p in tail for p in ("reasoning-gym:", "textarena:", "openenv:", "skyrl-gym:", "gem:"))
+    assert all(p in tail for p in ("reasoning-gym:", "textarena:", "openenv:", "skyrl-gym:",
+                                   "gem:"))
