@@ -11,7 +11,21 @@ cd "$(dirname "$0")/.."
 trap 'echo "setup-gem: FAILED (exit $?) at line $LINENO: $BASH_COMMAND" >&2' ERR
 
 VENV=${GEM_VENV:-.venv-gem}
-PYTHON=${PYTHON:-python3}
+# gem-llm 0.1.0 wants Python 3.10-3.12: the first such interpreter found.
+PYTHON=${PYTHON:-}
+if [ -z "$PYTHON" ]; then
+  for candidate in python3 python3.12 python3.11 python3.10; do
+    if "$candidate" -c 'import sys; sys.exit(not (3, 10) <= sys.version_info[:2] <= (3, 12))' \
+        2>/dev/null; then
+      PYTHON=$candidate
+      break
+    fi
+  done
+fi
+if [ -z "$PYTHON" ] && [ ! -x "$VENV/bin/python" ]; then
+  echo "setup-gem: skipped (gem-llm needs Python 3.10-3.12; none found): the GEM tests skip"
+  exit 0
+fi
 SPECS=(${GEM_SPECS:-gem-llm==0.1.0})
 
 stamp="$VENV/.agentgym-gem-installed"
