@@ -8,11 +8,14 @@ navigation task's gold URL is checked on the episode's network log (:mod:`.netlo
 
 - retrieval: ``string_match`` alone with one reference string (``exact_match``, or a single
   ``must_include`` / ``fuzzy_match`` value) -> ``RETRIEVE`` with ``retrieved_data`` that one string;
-- navigation: ``url_match`` alone -> ``NAVIGATE`` plus a network-event check on the gold URL(s).
+- navigation: ``url_match`` alone -> ``NAVIGATE`` plus a network-event check on the gold URL(s);
+- change: ``program_html`` (with or without ``url_match``) -> ``MUTATE`` plus a network-event
+  check per request the expert made to change it, as recorded in Chromium
+  (:mod:`.verified_twin_mutations`).
 
 Not converted (:func:`convert` names the reason): answers checked by several fragments (the list
-of values asked for is not known), "N/A" answers, tasks checked on the page's HTML after a change
-(``program_html``: the request the twin records is not in the task), and tasks mixing checks.
+of values asked for is not known), "N/A" answers, changes with no recorded request, and tasks
+mixing answer and URL checks.
 
 The tasks are written once per process to a JSON file in the package's format; the worker
 (:mod:`.verified_client`) scores an episode against it exactly as ``web/webarena-verified-v0``
@@ -35,6 +38,7 @@ from agentgym.tasks import Task, TaskSet
 from .env import WebArenaEnv
 from .tasks import load_tasks
 from .verified_client import scorer, worker_python
+from .verified_twin_mutations import network_checks
 
 PACKAGE_FIELDS = ("sites", "task_id", "intent_template_id", "start_urls", "intent",
                   "intent_template", "instantiation_dict", "eval", "revision")
@@ -83,8 +87,13 @@ def convert(config: dict[str, Any], task_id: int) -> tuple[dict[str, Any] | None
                    "expected": expected},
                   {"evaluator": "NetworkEventEvaluator",
                    "expected": {"url": urls if len(urls) > 1 else urls[0]}}]
-    elif "program_html" in kinds:
-        return None, "mutate: checked on the page after the change, not on a request"
+    elif "program_html" in kinds and "string_match" not in kinds:
+        recorded = network_checks(config)
+        if recorded is None:
+            return None, "mutate: no recorded request"
+        expected = {"task_type": "mutate", "status": "SUCCESS", "retrieved_data": None}
+        checks = [{"evaluator": "AgentResponseEvaluator", "results_schema": {"type": "null"},
+                   "expected": expected}, *recorded]
     else:
         return None, "mixed answer and URL checks"
     expert = copy.deepcopy(config.get("expert") or [])
