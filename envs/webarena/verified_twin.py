@@ -28,6 +28,7 @@ import asyncio
 import copy
 import hashlib
 import json
+import os
 import tempfile
 from functools import cache
 from pathlib import Path
@@ -37,7 +38,7 @@ from agentgym.tasks import Task, TaskSet
 
 from .env import WebArenaEnv
 from .tasks import load_tasks
-from .verified_client import scorer, worker_python
+from .verified_client import VerifiedWorkerError, scorer, worker_python
 from .verified_twin_mutations import network_checks
 
 PACKAGE_FIELDS = ("sites", "task_id", "intent_template_id", "start_urls", "intent",
@@ -133,15 +134,19 @@ def converted() -> tuple[dict[str, list[dict[str, Any]]], dict[str, int]]:
 
 
 @cache
+def _dataset_text() -> str:
+    return json.dumps([{k: r[k] for k in PACKAGE_FIELDS} for split in SPLITS
+                       for r in converted()[0][split]], sort_keys=True)
+
+
 def dataset_file() -> Path:
-    """The converted tasks in the package's format, written once (named by their hash)."""
-    records = [{k: r[k] for k in PACKAGE_FIELDS} for split in SPLITS
-               for r in converted()[0][split]]
-    text = json.dumps(records, sort_keys=True)
+    """The converted tasks in the package's format, in a file named by their hash (written
+    again if something removed it)."""
+    text = _dataset_text()
     path = Path(tempfile.gettempdir()) / (
         f"agentgym-verified-twin-{hashlib.sha256(text.encode()).hexdigest()[:16]}.json")
     if not path.exists():
-        part = path.with_suffix(f".{id(records)}.part")
+        part = path.with_suffix(f".{os.getpid()}.part")
         part.write_text(text, encoding="utf-8")
         part.replace(path)
     return path
@@ -191,8 +196,10 @@ class VerifiedTwinEnv(WebArenaEnv):
                  for i, p in enumerate(reply.get("evaluators") or [])}
         info: dict[str, Any] = {"eval": parts, "eval_notes": [
             f"{p['name']}: {m}" for p in reply.get("evaluators") or [] for m in p["messages"]]}
+        if not reply.get("ok"):  # the worker refused the request: not the agent's failure
+            raise VerifiedWorkerError(f"the webarena-verified worker: {reply.get('error')}")
         score = float(reply.get("score") or 0.0)
-        if not reply.get("ok") or reply.get("status") == "error":
+        if reply.get("status") == "error":
             info["eval_error"] = str(reply.get("error") or "the package could not evaluate")[:500]
             score = 0.0
         self.result_info = {"success": score >= 1.0, **info, "answer": self.answer,

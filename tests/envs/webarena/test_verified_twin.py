@@ -131,10 +131,13 @@ def test_expert_answers_score_one_and_broken_ones_zero_offline() -> None:
     assert failures == []
 
 
-def test_the_worker_refuses_a_missing_task_file() -> None:
+def test_the_worker_refuses_a_missing_task_file_and_the_file_is_written_again() -> None:
     reply = scorer().call({"op": "score", "task_id": 0, "response": "", "har": [],
                            "environments": {}, "dataset": "/nonexistent/tasks.json"})
     assert not reply["ok"] and "no task file" in reply["error"]
+    dataset_file().unlink()
+    record = _records()[0]
+    assert _score(record, record["expert"][-1]["answer"], _reference_har(record)) == 1.0
 
 
 async def _play(split: str, ids: list[str], mode: str) -> list[str]:
