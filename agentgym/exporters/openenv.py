@@ -12,10 +12,13 @@ checks of :mod:`agentgym.serve.guard` still hold); bound elsewhere (``AGENTGYM_H
 as in the container) it refuses to start without ``AGENTGYM_SERVE_TOKEN``, which clients then
 send as ``Authorization: Bearer <token>``.
 
-The Dockerfile builds offline from a local Debian base (``BASE_IMAGE``, default the project's
-``agentgym-sandbox:py3``, made from Debian's packages by ``scripts/build_sandbox_image.sh``) and
-the wheels in ``wheels/`` (``--wheel`` puts agentgym's own there; its dependencies come from the
-package registry when the image is built).
+The Dockerfile builds offline (``docker build --network none``) from a local Debian base
+(``BASE_IMAGE``, default the project's ``agentgym-sandbox:py3``, made from Debian's packages by
+``scripts/build_sandbox_image.sh``: python3 without pip) and the wheels in ``wheels/``: it makes
+a venv ``--without-pip`` and installs ``agentgym[serve]`` with pip run from pip's own wheel,
+``--no-index``. ``--wheel`` fills ``wheels/``: agentgym's own wheel, and pip's and every
+dependency's, downloaded by pip for the exporting interpreter's Python (3.11 matches Debian
+bookworm's ``python3``, the base image's).
 """
 
 from __future__ import annotations
@@ -48,20 +51,25 @@ app = create_app([{env_id!r}], guard=ACCESS.guard, env_kwargs={{"split": {split!
 '''
 
 _DOCKERFILE = '''# agentgym's {env_id} as an OpenEnv server (written by `agentgym export openenv`).
-# Builds without a registry pull: BASE_IMAGE is a local Debian image (the project's
-# scripts/build_sandbox_image.sh makes agentgym-sandbox:py3 with debootstrap).
+# Builds offline (docker build --network none): BASE_IMAGE is a local Debian image with python3
+# (the project's scripts/build_sandbox_image.sh makes agentgym-sandbox:py3 with debootstrap) and
+# wheels/ holds agentgym's wheel, pip's and every dependency's (`agentgym export ... --wheel`).
 ARG BASE_IMAGE=agentgym-sandbox:py3
 FROM ${{BASE_IMAGE}}
-RUN apt-get update && apt-get install -y --no-install-recommends python3-venv \\
-    && rm -rf /var/lib/apt/lists/*
-RUN python3 -m venv /opt/env
+USER root
 COPY wheels/ /wheels/
-RUN /opt/env/bin/pip install --no-cache-dir --find-links /wheels {requirement} uvicorn
+RUN python3 -m venv --without-pip /opt/env \\
+    && pip_wheel="$(ls /wheels/pip-*.whl | head -n 1)" \\
+    && /opt/env/bin/python "$pip_wheel/pip" install --no-index --no-cache-dir \\
+       --find-links /wheels "{requirement}" \\
+    && rm -rf /wheels
 COPY server/ /app/server/
 WORKDIR /app
-ENV AGENTGYM_HOST=0.0.0.0
+ENV AGENTGYM_HOST=0.0.0.0 PORT=8000
+# the server runs unprivileged (nobody), as the base image's sandboxes do
+USER 65534:65534
 EXPOSE 8000
-CMD ["/opt/env/bin/uvicorn", "server.app:app", "--host", "0.0.0.0", "--port", "8000"]
+CMD ["sh", "-c", "exec /opt/env/bin/python -m uvicorn server.app:app --host 0.0.0.0 --port $PORT"]
 '''
 
 _YAML = '''spec_version: 1
@@ -77,7 +85,7 @@ name = "{name}"
 version = "0.1.0"
 description = "agentgym's {env_id} as an OpenEnv environment"
 requires-python = ">=3.10"
-dependencies = ["{requirement}", "uvicorn"]
+dependencies = ["{requirement}"]
 
 [project.scripts]
 server = "server.app:app"
@@ -109,7 +117,7 @@ def export_openenv(env_id: str, folder: Path, *, split: str = "test", wheel: boo
     if folder.exists() and any(folder.iterdir()) and not overwrite:
         raise ConfigError(f"{folder} exists and is not empty (pass overwrite)")
     name = "agentgym-" + re.sub(r"[^a-z0-9]+", "-", canonical.lower()).strip("-")
-    fields = {"env_id": canonical, "split": split, "name": name, "requirement": "agentgym"}
+    fields = {"env_id": canonical, "split": split, "name": name, "requirement": "agentgym[serve]"}
     (folder / "server").mkdir(parents=True, exist_ok=True)
     (folder / "wheels").mkdir(exist_ok=True)
     files = {
@@ -126,13 +134,21 @@ def export_openenv(env_id: str, folder: Path, *, split: str = "test", wheel: boo
 
 
 def _build_wheel(out: Path) -> None:
-    """agentgym's own wheel (no dependencies) into ``out``, from its source checkout."""
+    """agentgym's own wheel, pip's and those of ``agentgym[serve]``'s dependencies into ``out``.
+
+    agentgym's comes from its source checkout; the others are downloaded by pip (binary wheels
+    for this interpreter's Python and platform), so the Dockerfile installs with ``--no-index``.
+    """
     root = Path(__file__).resolve().parents[2]
     if not (root / "pyproject.toml").exists():
         raise ConfigError("--wheel needs agentgym's source checkout; put a wheel of agentgym "
-                          f"into {out} yourself")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                    "-q", "-w", str(out), str(root)], check=True)
+                          f"and its dependencies into {out} yourself")
+    pip = [sys.executable, "-m", "pip", "-q", "--disable-pip-version-check"]
+    subprocess.run([*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(out),
+                    str(root)], check=True)
+    own = next(out.glob("agentgym-*.whl"))
+    subprocess.run([*pip, "download", "--only-binary=:all:", "-d", str(out), "pip",
+                    f"agentgym[serve] @ {own.resolve().as_uri()}"], check=True)
 
 
 __all__ = ["export_openenv"]
