@@ -169,10 +169,11 @@ class GemEnv(TaskToolEnv):
     def close(self) -> None:
         """End the worker session."""
         try:
-            from .gem_client import _WORKER
+            from .gem_client import GEM
 
-            if _WORKER is not None and _WORKER.pid is not None:
-                _WORKER.request({"op": "close", "session": self.session})
+            live = GEM.current()
+            if live is not None and live.pid is not None:
+                live.request({"op": "close", "session": self.session})
         except GemWorkerError:  # a dead worker holds no session
             pass
         super().close()

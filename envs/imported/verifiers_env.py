@@ -240,7 +240,7 @@ class VerifiersEnv(TaskToolEnv):
 
     def _end_session(self) -> None:
         session, self._session = self._session, None
-        live = verifiers_client._WORKER
+        live = verifiers_client.VERIFIERS.current()
         if session is not None and live is not None and live.alive:  # a dead one kept none
             try:
                 live.request({"op": "end", "session": session})
