@@ -36,11 +36,12 @@ import itertools
 import re
 from typing import Any
 
-from agentgym import Task, TaskSet, TaskToolEnv, ToolCall, parse_tool_calls
+from agentgym import Task, TaskSet, TaskToolEnv
 from agentgym.env import StepResult
 from agentgym.errors import ConfigError, EnvNotFound, ToolError
 
 from .gem_client import GemWorkerError, worker
+from .text_replies import TextReplies
 
 TEST_SEED_OFFSET = 1_000_000_007
 MAX_ACTION_CHARS = 200_000
@@ -88,7 +89,7 @@ def load_tasks(name: str, seed: int = 0, train_size: int = 1000, test_size: int 
     return TaskSet(tasks, name=f"gem:{name}")
 
 
-class GemEnv(TaskToolEnv):
+class GemEnv(TextReplies, TaskToolEnv):
     """One GEM env, played in the worker; one worker session per instance."""
 
     def __init__(self, name: str, split: str = "train", seed: int = 0, train_size: int = 1000,
@@ -124,17 +125,6 @@ class GemEnv(TaskToolEnv):
         text = str(reply.get("observation", ""))
         suffix = (reply.get("info") or {}).get("suffix")
         return f"{text}\n{suffix}" if suffix and not done else text
-
-    def parse_action(self, action: Any) -> list[ToolCall]:
-        """A ``reply`` call, or the reply's text as one."""
-        calls = parse_tool_calls(action)
-        if calls:
-            return calls
-        text = action if isinstance(action, str) else (
-            action.get("content") if isinstance(action, dict) else None)
-        if not isinstance(text, str):
-            raise ToolError(f"the action must be text, got {type(action).__name__}")
-        return [ToolCall("reply", {"text": text}, id=f"reply_{self.turn}")]
 
     def reply(self, text: str) -> str:
         """Send your move to the game (in the format it asks for).

@@ -32,9 +32,11 @@ import random
 from pathlib import Path
 from typing import Any
 
-from agentgym import InfrastructureError, Task, TaskSet, TaskToolEnv, ToolCall, parse_tool_calls
+from agentgym import InfrastructureError, Task, TaskSet, TaskToolEnv
 from agentgym.env import StepResult
 from agentgym.errors import ConfigError, EnvNotFound, ToolError, missing_extra
+
+from .text_replies import TextReplies
 
 MAX_ACTION_CHARS = 200_000
 REFUSED = {
@@ -145,7 +147,7 @@ def load_tasks(name: str, tasks: Any = None, data: str | None = None, seed: int 
     return TaskSet(out, name=f"skyrl-gym:{name}")
 
 
-class SkyRLGymEnv(TaskToolEnv):
+class SkyRLGymEnv(TextReplies, TaskToolEnv):
     """One SkyRL-gym text env per episode, built from the task's row."""
 
     def __init__(self, name: str, tasks: Any = None, data: str | None = None,
@@ -186,17 +188,6 @@ class SkyRLGymEnv(TaskToolEnv):
             prompt = [{"role": "user", "content": prompt}]
         messages, _ = self._env.init(prompt)
         return _render(messages)
-
-    def parse_action(self, action: Any) -> list[ToolCall]:
-        """A ``reply`` call, or the reply's text as one."""
-        calls = parse_tool_calls(action)
-        if calls:
-            return calls
-        text = action if isinstance(action, str) else (
-            action.get("content") if isinstance(action, dict) else None)
-        if not isinstance(text, str):
-            raise ToolError(f"the action must be text, got {type(action).__name__}")
-        return [ToolCall("reply", {"text": text}, id=f"reply_{self.turn}")]
 
     def reply(self, text: str) -> str:
         """Send your reply to the env (in the format the task asks for).
