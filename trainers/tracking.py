@@ -137,14 +137,21 @@ def report_figure(rows: list[dict[str, Any]], title: str = "") -> Any:
     ax1.set_xlabel("step")
     ax1.set_title("training")
     ax1.set_ylim(-0.05, 1.05)
-    for key, label in (("success_greedy", "greedy"), ("success_sampled", "sampled")):
+    ends: dict[str, list[tuple[float, int, str, Any]]] = {"before": [], "after": []}
+    for i, (key, label) in enumerate((("success_greedy", "greedy"),
+                                      ("success_sampled", "sampled"))):
         points = [(r["step"], r[key]) for r in evals if key in r]
         if points:
-            ax2.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=label)
-            for (step, value), word in ((points[0], "before"), (points[-1], "after")):
-                if len(points) > 1 or word == "before":
-                    ax2.annotate(f"{word} {value:.0%}", (step, value), textcoords="offset points",
-                                 xytext=(0, -14 if value > 0.5 else 8), ha="center", fontsize=8)
+            line, = ax2.plot([p[0] for p in points], [p[1] for p in points], marker="o",
+                             label=label)
+            ends["before"].append((points[0][1], i, line.get_color(), points[0][0]))
+            if len(points) > 1:
+                ends["after"].append((points[-1][1], i, line.get_color(), points[-1][0]))
+    for word, marks in ends.items():
+        for (value, _, color, step), dy in zip(marks, _label_offsets([m[0] for m in marks]),
+                                               strict=True):
+            ax2.annotate(f"{word} {value:.0%}", (step, value), textcoords="offset points",
+                         xytext=(0, dy), ha="center", fontsize=8, color=color)
     held_out = next((r.get("episodes_greedy") for r in evals if r.get("episodes_greedy")), None)
     ax2.set_xlabel("step")
     ax2.set_title(f"held-out success ({held_out} tasks never trained on)" if held_out
@@ -156,12 +163,26 @@ def report_figure(rows: list[dict[str, Any]], title: str = "") -> Any:
         handles, labels = handles + more[0], labels + more[1]
     if handles:
         ax1.legend(handles, labels, loc="center right", fontsize=8)
-    if ax2.get_lines():
-        ax2.legend(loc="center right", fontsize=8)
+    if ax2.get_lines():  # held-out curves rise to the right: the legend goes top left
+        ax2.legend(loc="upper left", fontsize=8)
     if title:
         fig.suptitle(title)
     fig.tight_layout()
     return fig
+
+
+def _label_offsets(values: list[float]) -> list[float]:
+    """Vertical offsets (points) of the labels of one or two curves' points at the same step:
+    above a point, or below it near the top; two close points get one label above and one
+    below, or both on the free side, stacked, so the labels never sit on each other."""
+    if len(values) != 2 or abs(values[0] - values[1]) > 0.15:
+        return [-14 if v > 0.9 else 8 for v in values]
+    hi = 0 if values[0] >= values[1] else 1
+    if min(values) < 0.15:  # both low: both above, the higher one further up
+        return [20 if i == hi else 8 for i in range(2)]
+    if max(values) > 0.85:  # both high: both below, the lower one further down
+        return [-14 if i == hi else -26 for i in range(2)]
+    return [8 if i == hi else -14 for i in range(2)]
 
 
 __all__ = ["MetricsLogger", "plot_report", "read_metrics", "report_figure"]
