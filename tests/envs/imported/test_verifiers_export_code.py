@@ -102,7 +102,8 @@ def served_code() -> Iterator[str]:
 
 
 def test_verifiers_own_loop_plays_the_exported_code_env_with_agentgyms_rewards(
-        tmp_path: Path, served_code: str, expert_model: type[_Expert]) -> None:
+        tmp_path: Path, served_code: str,
+        expert_model: type[_Expert]) -> None:  # noqa: F811 - the imported fixture
     data = export(ENV, tmp_path / "export", served_code)
     assert {t["function"]["name"] for t in data["tools"]} >= {"run_tests", "submit"}
     env = agentgym.make(ENV, split="test")
