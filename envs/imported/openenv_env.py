@@ -1,4 +1,6 @@
-"""An OpenEnv server as an agentgym env: ``make("openenv:ws://host:port")`` (or ``http://``).
+"""An OpenEnv server as an agentgym env: ``make("openenv:ws://host:port")`` (or ``http://``,
+``token=`` for a bearer token), or ``make("openenv:<docker image>")`` (a container of the image,
+:mod:`.openenv_docker`).
 
 OpenEnv servers (openenv-core's ``create_app``, and ``agentgym serve --http``) hold one session
 per WebSocket at ``/ws``: ``{"type": "reset"|"step"|"state", "data": ...}`` is answered with
@@ -58,10 +60,12 @@ class OpenEnvEnv(AgentEnv):
     """One session of an OpenEnv server, stepped over its WebSocket (async-native: the engine
     awaits the server on its own loop; sync callers go through the env's loop thread)."""
 
-    def __init__(self, url: str, split: str | None = None, timeout_s: float = 30.0) -> None:
+    def __init__(self, url: str, split: str | None = None, timeout_s: float = 30.0,
+                 token: str | None = None) -> None:
         super().__init__()
         self.url = url
         self.http_base, self.ws_url = _urls(url)
+        self._headers = {"Authorization": f"Bearer {token}"} if token else {}
         self.split = split
         self.timeout_s = float(timeout_s)
         self._ws: Any = None
@@ -70,7 +74,8 @@ class OpenEnvEnv(AgentEnv):
         self.schema: dict[str, Any] = {}
         self.schema_error = ""
         try:
-            reply = httpx.get(self.http_base + "/schema", timeout=min(self.timeout_s, 10.0))
+            reply = httpx.get(self.http_base + "/schema", headers=self._headers,
+                              timeout=min(self.timeout_s, 10.0))
             reply.raise_for_status()
             self.schema = dict(reply.json().get("action") or {})
         except (httpx.HTTPError, ValueError, AttributeError) as e:  # reset() reports it
@@ -104,7 +109,8 @@ class OpenEnvEnv(AgentEnv):
         try:
             if self._ws is None:
                 self._ws = await connect(self.ws_url, open_timeout=self.timeout_s,
-                                         max_size=16 * 2**20)
+                                         max_size=16 * 2**20,
+                                         additional_headers=self._headers or None)
             async with asyncio.timeout(self.timeout_s):  # no task per call, unlike wait_for
                 await self._ws.send(json.dumps(message))
                 reply = json.loads(await self._ws.recv())
@@ -247,12 +253,19 @@ def _cut(text: str) -> str:
 
 
 def make_env(url: str, *, max_turns: int | None = None, **kwargs: Any) -> Any:
-    """``make("openenv:<url>")``: the env in :class:`agentgym.TurnLimit` (the limit from
-    :func:`agentgym.settings.resolve_max_turns`)."""
+    """``make("openenv:<url or docker image>")``: the env in :class:`agentgym.TurnLimit` (the
+    limit from :func:`agentgym.settings.resolve_max_turns`); a target without ``://`` is an
+    image, run in a container the env owns (:mod:`.openenv_docker`)."""
     from agentgym import TurnLimit
     from agentgym.settings import resolve_max_turns
 
-    return TurnLimit(OpenEnvEnv(url, **kwargs), max_turns=resolve_max_turns(max_turns, None))
+    if "://" in url:
+        env: OpenEnvEnv = OpenEnvEnv(url, **kwargs)
+    else:
+        from .openenv_docker import OpenEnvImageEnv
+
+        env = OpenEnvImageEnv(url, **kwargs)
+    return TurnLimit(env, max_turns=resolve_max_turns(max_turns, None))
 
 
 __all__ = ["MODEL_ERRORS", "OpenEnvEnv", "make_env"]

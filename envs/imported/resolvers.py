@@ -79,11 +79,12 @@ class TextArenaResolver:
 
 
 class OpenEnvResolver:
-    """``openenv:<ws:// or http:// URL>``: a session of a running OpenEnv server."""
+    """``openenv:<ws:// or http:// URL | docker image>``: a session of a running OpenEnv
+    server, or of one started from its image in a container the env owns."""
 
     prefix = "openenv"
     install = "nothing (the importer speaks OpenEnv's WebSocket protocol itself)"
-    unlisted = "any URL"
+    unlisted = "any URL or image"
     """What ``agentgym importers`` shows for the count (:meth:`names` is empty)."""
 
     @staticmethod

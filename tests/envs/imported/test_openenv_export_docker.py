@@ -4,8 +4,9 @@
 local ``agentgym-sandbox:py3`` base (the ``docker_engine`` fixture starts dockerd and builds it),
 the container started with a bearer token (``--network host``: the project's dockerd runs with
 ``--bridge=none``), and openenv-core's own ``GenericEnvClient`` (in ``.venv-openenv``) playing
-episodes whose rewards equal ``agentgym.make``'s. Slow: the build takes minutes on the vfs
-storage driver.
+episodes whose rewards equal ``agentgym.make``'s, and so does agentgym's importer started on
+the image (``make("openenv:<image>")``: its own container, removed at close). Slow: the build
+takes minutes on the vfs storage driver.
 """
 
 from __future__ import annotations
@@ -100,6 +101,25 @@ def test_the_exported_dockerfile_builds_offline_and_serves_openenvs_client(
         assert done.returncode == 0, done.stderr[-2000:]
         assert json.loads(done.stdout.strip().splitlines()[-1]) == expected
         assert [e[1] for e in expected] == [1.0, 0.0, 1.0]
+        # agentgym's own importer runs the image itself: openenv:<image>
+        imported = agentgym.make(f"openenv:{tag}", split="test")
+        container = imported.unwrapped.container.name
+        got = []
+        for seed, reply in plays:
+            obs, _ = imported.reset(seed=seed)
+            got.append([obs["text"], imported.step(reply)[1], True])
+        imported.close()
+        assert got == expected
+        left = subprocess.run(["docker", "ps", "-aq", "--filter", f"name={container}"],
+                              capture_output=True, text=True, timeout=60)
+        assert left.stdout.strip() == ""  # the env's container went with it
     finally:
         subprocess.run(["docker", "rm", "-f", name], capture_output=True, timeout=120)
         subprocess.run(["docker", "rmi", "-f", tag], capture_output=True, timeout=300)
+
+
+def test_an_image_the_engine_does_not_have_is_a_config_error(docker_engine: None) -> None:
+    from agentgym.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="never pulled"):
+        agentgym.make("openenv:agentgym-no-such-image:0")
