@@ -20,6 +20,7 @@ import secrets
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
 import uuid
 from typing import Any
@@ -69,8 +70,12 @@ class OpenEnvContainer:
         bridge = _docker("network", "inspect", "bridge").returncode == 0
         where = (["-p", f"127.0.0.1:{port}:{CONTAINER_PORT}"] if bridge
                  else ["--network", "host", "-e", f"PORT={port}"])
-        started = _docker("run", "-d", "--name", self.name, *where,
-                          "-e", f"AGENTGYM_SERVE_TOKEN={self.token}", image)
+        # the token goes in through a private file, never on a command line other users can read
+        with tempfile.NamedTemporaryFile("w", prefix="agentgym-openenv-", suffix=".env") as env:
+            env.write(f"AGENTGYM_SERVE_TOKEN={self.token}\n")
+            env.flush()
+            started = _docker("run", "-d", "--name", self.name, *where, "--env-file", env.name,
+                              image)
         if started.returncode != 0:
             raise InfrastructureError(f"openenv:{image}: docker run failed: "
                                       f"{started.stderr.strip()[-400:]}")
