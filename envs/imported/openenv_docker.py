@@ -134,4 +134,13 @@ class OpenEnvImageEnv(OpenEnvEnv):
         await asyncio.to_thread(self.container.stop)
 
 
-__all__ = ["CONTAINER_PORT", "OpenEnvContainer", "OpenEnvImageEnv"]
+def make_env(image: str, *, max_turns: int | None = None, **kwargs: Any) -> Any:
+    """``make("openenv:<image>")``: :class:`OpenEnvImageEnv` in :class:`agentgym.TurnLimit`."""
+    from agentgym import TurnLimit
+    from agentgym.settings import resolve_max_turns
+
+    return TurnLimit(OpenEnvImageEnv(image, **kwargs),
+                     max_turns=resolve_max_turns(max_turns, None))
+
+
+__all__ = ["CONTAINER_PORT", "OpenEnvContainer", "OpenEnvImageEnv", "make_env"]

@@ -253,19 +253,12 @@ def _cut(text: str) -> str:
 
 
 def make_env(url: str, *, max_turns: int | None = None, **kwargs: Any) -> Any:
-    """``make("openenv:<url or docker image>")``: the env in :class:`agentgym.TurnLimit` (the
-    limit from :func:`agentgym.settings.resolve_max_turns`); a target without ``://`` is an
-    image, run in a container the env owns (:mod:`.openenv_docker`)."""
+    """``make("openenv:<url>")``: the env in :class:`agentgym.TurnLimit` (the limit from
+    :func:`agentgym.settings.resolve_max_turns`); an image is :func:`.openenv_docker.make_env`."""
     from agentgym import TurnLimit
     from agentgym.settings import resolve_max_turns
 
-    if "://" in url:
-        env: OpenEnvEnv = OpenEnvEnv(url, **kwargs)
-    else:
-        from .openenv_docker import OpenEnvImageEnv
-
-        env = OpenEnvImageEnv(url, **kwargs)
-    return TurnLimit(env, max_turns=resolve_max_turns(max_turns, None))
+    return TurnLimit(OpenEnvEnv(url, **kwargs), max_turns=resolve_max_turns(max_turns, None))
 
 
 __all__ = ["MODEL_ERRORS", "OpenEnvEnv", "make_env"]

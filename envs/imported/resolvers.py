@@ -91,9 +91,8 @@ class OpenEnvResolver:
     def spec(id: str) -> EnvSpec:
         """The spec (read without contacting the server: ``make`` does, and a dead server
         aborts the episode instead of failing the spec)."""
-        from .openenv_env import make_env
-
         url = _name(id, "openenv")
+        make_env = OpenEnvResolver.maker(url)
         return EnvSpec(id=f"openenv:{url}", entry_point=functools.partial(make_env, url),
                        family="openenv", plugin=PLUGIN,
                        description=f"The OpenEnv server at {url} (one session per env).")
@@ -103,12 +102,20 @@ class OpenEnvResolver:
         """The env, in a TurnLimit (an URL is no Gymnasium id, so not built like a spec)."""
         from dataclasses import replace
 
-        from .openenv_env import make_env
-
         spec = OpenEnvResolver.spec(id)
-        env = make_env(id.partition(":")[2].strip(), max_turns=max_turns, **kwargs)
+        target = id.partition(":")[2].strip()
+        env = OpenEnvResolver.maker(target)(target, max_turns=max_turns, **kwargs)
         env.unwrapped.agentgym_spec = replace(spec, kwargs=dict(kwargs))
         return env
+
+    @staticmethod
+    def maker(target: str) -> Any:
+        """The ``make_env`` for ``target``: a URL's, or a Docker image's (no ``://``)."""
+        if "://" in target:
+            from . import openenv_env as module
+        else:
+            from . import openenv_docker as module  # type: ignore[no-redef]
+        return module.make_env
 
     @staticmethod
     def names() -> list[str]:
