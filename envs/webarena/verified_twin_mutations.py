@@ -16,6 +16,7 @@ not checked. A task whose intent changed since the recording is not converted.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import sys
 from functools import cache
@@ -26,7 +27,8 @@ from urllib.parse import parse_qsl, urlsplit
 from .official_verified import norm
 
 RECORDED = Path(__file__).parent / "data" / "verified_twin_mutations.json"
-"""Twin task id -> ``{"intent", "requests": [{"method", "url", "form", "status"}]}``."""
+"""Twin task id -> ``{"intent_sha256", "requests": [{"method", "url", "form", "status"}]}`` (a
+digest of the intent, not its text: the repository holds no official task text)."""
 SKIPPED_PATHS = ("/login", "/logout")
 
 
@@ -37,6 +39,11 @@ def recorded() -> dict[str, Any]:
         return {}
     data = json.loads(RECORDED.read_text(encoding="utf-8"))
     return data if isinstance(data, dict) else {}
+
+
+def intent_digest(intent: str) -> str:
+    """What the recording keeps of a task's intent: enough to see that it changed."""
+    return hashlib.sha256(intent.encode("utf-8")).hexdigest()[:16]
 
 
 def _stated(value: str, config: dict[str, Any]) -> bool:
@@ -52,7 +59,8 @@ def _stated(value: str, config: dict[str, Any]) -> bool:
 def network_checks(config: dict[str, Any]) -> list[dict[str, Any]] | None:
     """``NetworkEventEvaluator`` checks for a twin task from its recorded requests, or None."""
     entry = recorded().get(str(config.get("task_id")))
-    if not entry or entry.get("intent") != config.get("intent") or not entry.get("requests"):
+    if (not entry or entry.get("intent_sha256") != intent_digest(str(config.get("intent", "")))
+            or not entry.get("requests")):
         return None
     last: dict[tuple[str, str], dict[str, Any]] = {}
     for req in entry["requests"]:  # the package compares only the last request to a URL
@@ -104,8 +112,9 @@ async def record(splits: tuple[str, ...] = ("lite-test", "lite-train")) -> dict[
                         break
                 requests = _requests(info.get("network_log") or [], env.site_urls)
                 if reward == 1.0 and requests:
-                    out[task.task_id] = {"intent": task.data["config"]["intent"],
-                                         "requests": requests}
+                    out[task.task_id] = {
+                        "intent_sha256": intent_digest(task.data["config"]["intent"]),
+                        "requests": requests}
         finally:
             await env.aclose()
     return out

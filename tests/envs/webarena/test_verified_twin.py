@@ -26,7 +26,11 @@ from agentgym.envs.webarena.verified_twin import (
     converted,
     dataset_file,
 )
-from agentgym.envs.webarena.verified_twin_mutations import network_checks, recorded
+from agentgym.envs.webarena.verified_twin_mutations import (
+    intent_digest,
+    network_checks,
+    recorded,
+)
 
 pytestmark = pytest.mark.skipif(not available(), reason="make setup-webarena-verified not run")
 ENVIRONMENTS = {s: f"http://127.0.0.1:{9100 + i}" for i, s in enumerate(
@@ -101,12 +105,15 @@ def test_the_split_counts_and_every_unconverted_task_has_a_reason() -> None:
 def test_a_mutation_checks_the_fields_the_task_states() -> None:
     task_id, entry = next((k, v) for k, v in recorded().items()
                           if any("body" in r["form"] for r in v["requests"]))
-    config = {"task_id": task_id, "intent": entry["intent"], "eval": {"program_html": []}}
+    intent = next(t.data["config"]["intent"] for split in ("lite-test", "lite-train")
+                  for t in load_tasks().split(split) if t.task_id == task_id)
+    assert entry["intent_sha256"] == intent_digest(intent)  # a digest: no task text stored
+    config = {"task_id": task_id, "intent": intent, "eval": {"program_html": []}}
     checks = network_checks(config)
     assert checks is not None
     fields = {k for c in checks for k in c["expected"].get("post_data", {})}
     stated = {k for r in entry["requests"] for k, v in r["form"].items()
-              if v and v.lower() in entry["intent"].lower()}
+              if v and v.lower() in intent.lower()}
     assert stated <= fields
     assert network_checks({**config, "intent": "changed"}) is None
 
