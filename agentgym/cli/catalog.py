@@ -22,7 +22,7 @@ def _task_counts(spec: Any) -> dict[str, int] | None:
     return None if tasks is None else tasks.splits
 
 
-GROUP_AT = 6
+GROUP_AT = 20
 """A namespace with this many envs or more shows as one ``ns/* (N envs)`` entry by default."""
 
 
