@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -21,7 +21,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from typer.testing import CliRunner
 
@@ -32,6 +31,9 @@ from agentgym.envs.imported import verifiers_client
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(
     not verifiers_client.available(), reason="no .venv-verifiers (make setup-verifiers)")]
 ROOT = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from serve.servers import free_port, stop, wait_healthy  # noqa: E402
+
 PACKAGE = "agentgym_sql_spider_lite_v0"
 
 
@@ -74,34 +76,10 @@ class _Expert(BaseHTTPRequestHandler):
         """Quiet."""
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture()
 def served_sql() -> Iterator[str]:
     """``agentgym serve sql --http`` in its own process."""
-    port = _free_port()
-    proc = subprocess.Popen([str(ROOT / ".venv" / "bin" / "agentgym"), "serve", "sql", "--http",
-                             "--port", str(port)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while True:  # until the server answers (or exits, or the deadline passes)
-            try:
-                if httpx.get(url + "/health", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert proc.poll() is None and time.monotonic() < deadline, "serve did not start"
-            time.sleep(0.2)
-        yield url
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+    yield from serve_http("sql")
 
 
 @pytest.fixture()
@@ -114,9 +92,54 @@ def expert_model() -> Iterator[type[_Expert]]:
     server.server_close()
 
 
-def _ours(task_id: str, actions: list[Any]) -> float:
-    """agentgym's own return for the same actions (tool calls, then the final reply)."""
-    env = agentgym.make("sql", split="test")
+def serve_http(env_id: str) -> Iterator[str]:
+    """``agentgym serve ENV --http`` (test split) in its own process; yields its URL."""
+    port = free_port()
+    proc = subprocess.Popen([str(ROOT / ".venv" / "bin" / "agentgym"), "serve", env_id,
+                             "--http", "--port", str(port)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url + "/health", 180)
+        yield url
+    finally:
+        stop(proc)
+
+
+def export(env_id: str, folder: Path, url: str) -> dict[str, Any]:
+    """``agentgym export verifiers ENV FOLDER --url URL``; returns the package's tasks.json."""
+    result = CliRunner().invoke(app, ["export", "verifiers", env_id, str(folder), "--url", url])
+    assert result.exit_code == 0, result.output
+    [tasks] = folder.glob("agentgym_*/tasks.json")
+    return dict(json.loads(tasks.read_text()))
+
+
+def vf_eval(folder: Path, model_url: str, limit: int, runs: Path) -> dict[str, float]:
+    """verifiers' own loop on the exported package in ``folder``: each task's reward."""
+    [package] = [p.parent.name for p in folder.glob("agentgym_*/tasks.json")]
+    venv_bin = Path(verifiers_client.worker_python()).parent
+    run = subprocess.run(
+        [str(venv_bin / "vf-eval"), package, "--model", "m", "--client.base-url", model_url,
+         "--client.api-key-var", "AGENTGYM_FAKE_KEY", "--env.agent.runtime.type",
+         "subprocess", "--no-push", "-o", str(runs), "--select.limit", str(limit)],
+        env={**os.environ, "PATH": f"{venv_bin}:{os.environ['PATH']}",
+             "PYTHONPATH": str(folder), "AGENTGYM_FAKE_KEY": "unused"},
+        cwd=runs.parent, capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    [traces] = runs.glob("*/traces.jsonl")
+    theirs = {}
+    for line in traces.read_text().splitlines():
+        episode = json.loads(line)
+        [trace] = episode["traces"]
+        assert trace["stop_condition"] == "agent_completed", trace.get("errors")
+        theirs[episode["task"]["data"]["task_id"]] = sum(
+            r["score"] * r["weight"] for r in trace["rewards"].values())
+    return theirs
+
+
+def ours(env_id: str, task_id: str, actions: list[Any]) -> float:
+    """agentgym's own return for the same actions (tool calls or text, then "done")."""
+    env = agentgym.make(env_id, split="test")
     env.reset(options={"task_id": task_id})
     total, done = 0.0, False
     for action in [*actions, "done"]:
@@ -133,9 +156,8 @@ def _ours(task_id: str, actions: list[Any]) -> float:
 def test_verifiers_own_loop_plays_the_exported_sql_env_with_agentgyms_rewards(
         tmp_path: Path, served_sql: str, expert_model: type[_Expert]) -> None:
     out = tmp_path / "export"
-    result = CliRunner().invoke(app, ["export", "verifiers", "sql", str(out), "--url", served_sql])
-    assert result.exit_code == 0, result.output
-    data = json.loads((out / PACKAGE / "tasks.json").read_text())
+    data = export("sql", out, served_sql)
+    assert [p.parent.name for p in out.glob("agentgym_*/tasks.json")] == [PACKAGE]
     assert {t["function"]["name"] for t in data["tools"]} == {"execute_sql", "submit"}
     env = agentgym.make("sql", split="test")
     base = env.unwrapped
@@ -149,24 +171,7 @@ def test_verifiers_own_loop_plays_the_exported_sql_env_with_agentgyms_rewards(
         script[row["prompt"]] = calls
     env.close()
     expert_model.script = script
-    venv_bin = Path(verifiers_client.worker_python()).parent
-    run = subprocess.run(
-        [str(venv_bin / "vf-eval"), PACKAGE, "--model", "m",
-         "--client.base-url", expert_model.url,  # type: ignore[attr-defined]
-         "--client.api-key-var", "AGENTGYM_FAKE_KEY", "--env.agent.runtime.type",
-         "subprocess", "--no-push", "-o", str(tmp_path / "runs"), "--select.limit", "3"],
-        env={**os.environ, "PATH": f"{venv_bin}:{os.environ['PATH']}",
-             "PYTHONPATH": str(out), "AGENTGYM_FAKE_KEY": "unused"},
-        cwd=tmp_path, capture_output=True, text=True, timeout=900)
-    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    [traces] = (tmp_path / "runs").glob("*/traces.jsonl")
-    theirs = {}
-    for line in traces.read_text().splitlines():
-        episode = json.loads(line)
-        [trace] = episode["traces"]
-        assert trace["stop_condition"] == "agent_completed", trace.get("errors")
-        theirs[episode["task"]["data"]["task_id"]] = sum(
-            r["score"] * r["weight"] for r in trace["rewards"].values())
-    ours = {row["task_id"]: _ours(row["task_id"], script[row["prompt"]]) for row in rows}
-    assert theirs == ours
+    theirs = vf_eval(out, expert_model.url, 3, tmp_path / "runs")  # type: ignore[attr-defined]
+    mine = {row["task_id"]: ours("sql", row["task_id"], script[row["prompt"]]) for row in rows}
+    assert theirs == mine
     assert sorted(theirs.values()) == [0.0, 1.0, 1.0]

@@ -11,89 +11,28 @@ Slow (verifiers starts a harness program and a tool server per episode); skips w
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
 import agentgym
-from agentgym.cli import app
 from agentgym.envs.imported import verifiers_client
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from serve.servers import free_port, stop, wait_healthy  # noqa: E402
-from test_verifiers_export import ROOT, _Expert, expert_model  # noqa: E402, F401
+from test_verifiers_export import (  # noqa: E402, F401
+    _Expert,
+    expert_model,
+    export,
+    ours,
+    serve_http,
+    vf_eval,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(
     not verifiers_client.available(), reason="no .venv-verifiers (make setup-verifiers)")]
 ENV = "code/py-functions-v1"
-
-
-def serve_http(env_id: str) -> Iterator[str]:
-    """``agentgym serve ENV --http`` (test split) in its own process; yields its URL."""
-    port = free_port()
-    proc = subprocess.Popen([str(ROOT / ".venv" / "bin" / "agentgym"), "serve", env_id,
-                             "--http", "--port", str(port)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_healthy(url + "/health", 180)
-        yield url
-    finally:
-        stop(proc)
-
-
-def export(env_id: str, folder: Path, url: str) -> dict[str, Any]:
-    """``agentgym export verifiers ENV FOLDER --url URL``; returns the package's tasks.json."""
-    result = CliRunner().invoke(app, ["export", "verifiers", env_id, str(folder), "--url", url])
-    assert result.exit_code == 0, result.output
-    [tasks] = folder.glob("agentgym_*/tasks.json")
-    return dict(json.loads(tasks.read_text()))
-
-
-def vf_eval(folder: Path, model_url: str, limit: int, runs: Path) -> dict[str, float]:
-    """verifiers' own loop on the exported package in ``folder``: each task's reward."""
-    [package] = [p.parent.name for p in folder.glob("agentgym_*/tasks.json")]
-    venv_bin = Path(verifiers_client.worker_python()).parent
-    run = subprocess.run(
-        [str(venv_bin / "vf-eval"), package, "--model", "m", "--client.base-url", model_url,
-         "--client.api-key-var", "AGENTGYM_FAKE_KEY", "--env.agent.runtime.type",
-         "subprocess", "--no-push", "-o", str(runs), "--select.limit", str(limit)],
-        env={**os.environ, "PATH": f"{venv_bin}:{os.environ['PATH']}",
-             "PYTHONPATH": str(folder), "AGENTGYM_FAKE_KEY": "unused"},
-        cwd=runs.parent, capture_output=True, text=True, timeout=900)
-    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    [traces] = runs.glob("*/traces.jsonl")
-    theirs = {}
-    for line in traces.read_text().splitlines():
-        episode = json.loads(line)
-        [trace] = episode["traces"]
-        assert trace["stop_condition"] == "agent_completed", trace.get("errors")
-        theirs[episode["task"]["data"]["task_id"]] = sum(
-            r["score"] * r["weight"] for r in trace["rewards"].values())
-    return theirs
-
-
-def ours(env_id: str, task_id: str, actions: list[Any]) -> float:
-    """agentgym's own return for the same actions (tool calls or text, then "done")."""
-    env = agentgym.make(env_id, split="test")
-    env.reset(options={"task_id": task_id})
-    total, done = 0.0, False
-    for action in [*actions, "done"]:
-        if done:
-            break
-        step = {"content": action} if isinstance(action, str) else {
-            "content": "", "tool_calls": [action]}
-        _, reward, terminated, truncated, _ = env.step(step)
-        total, done = total + reward, terminated or truncated
-    env.close()
-    return total
 
 
 @pytest.fixture()

@@ -25,8 +25,14 @@ from agentgym.envs.web.actions import parse_webarena
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_openenv_peer_webarena import needs_chromium, site_server  # noqa: E402, F401
-from test_verifiers_export import _Expert, expert_model  # noqa: E402, F401
-from test_verifiers_export_code import export, ours, serve_http, vf_eval  # noqa: E402
+from test_verifiers_export import (  # noqa: E402, F401
+    _Expert,
+    expert_model,
+    export,
+    ours,
+    serve_http,
+    vf_eval,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser,
               pytest.mark.usefixtures("needs_chromium", "site_server"),
