@@ -29,11 +29,11 @@ import copy
 import hashlib
 import json
 import os
-import tempfile
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+from agentgym.private_dirs import private_dir, user_tmp_dir
 from agentgym.tasks import Task, TaskSet
 
 from .env import WebArenaEnv
@@ -139,12 +139,18 @@ def _dataset_text() -> str:
                        for r in converted()[0][split]], sort_keys=True)
 
 
+def task_file_folder() -> Path:
+    """This user's private folder for the task file (:func:`agentgym.private_dirs.private_dir`:
+    a folder another local user made or may write is refused, never read)."""
+    return private_dir(user_tmp_dir("agentgym-verified-twin"))
+
+
 def dataset_file() -> Path:
-    """The converted tasks in the package's format, in a file named by their hash (written
-    again if something removed it)."""
+    """The converted tasks in the package's format, in a file named by their hash in this
+    user's private folder (written again if something removed it): the scorer reads its
+    expectations from it, so nobody else may have placed it."""
     text = _dataset_text()
-    path = Path(tempfile.gettempdir()) / (
-        f"agentgym-verified-twin-{hashlib.sha256(text.encode()).hexdigest()[:16]}.json")
+    path = task_file_folder() / f"tasks-{hashlib.sha256(text.encode()).hexdigest()[:16]}.json"
     if not path.exists():
         part = path.with_suffix(f".{os.getpid()}.part")
         part.write_text(text, encoding="utf-8")
