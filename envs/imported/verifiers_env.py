@@ -33,8 +33,15 @@ harness (``null``) would:
   :class:`~agentgym.InfrastructureError`); the next call starts a fresh worker.
 - **refused**: an env with its own ``Env`` (several agents), its own harness, a task that needs
   a container or a runtime (``setup``/``finalize``, a reward with a ``runtime`` parameter) or
-  judges is a :class:`~agentgym.errors.ConfigError` naming why: those run in verifiers' own loop
-  (docs/interop.md).
+  judges is a :class:`~agentgym.errors.ConfigError` naming why, and naming the config to use
+  when verifiers' own loop can play it instead.
+- **verifiers' own loop** (``loop=True``): for an env with its own one-seat ``Env`` or its own
+  harness, :mod:`.verifiers_agent` plays each episode in verifiers' loop through agentgym's
+  gateway (``rollout_source: gateway``, :data:`LOOP_CONFIG`); this env is then the trusted
+  scorer: the trainer's ``reward: env`` replays the model's recorded turns in it (the task's
+  ``Toolset``s re-run in the worker, ``Task.score`` on the rebuilt trace), so nothing the agent's
+  process reports is trusted. Still refused: tasks that need a container or runtime, judges,
+  several seats, an ``Env.finalize`` (docs/interop.md).
 """
 
 from __future__ import annotations
@@ -71,11 +78,33 @@ def check_id(ident: str) -> str:
     return ident
 
 
-def _spec(ident: str, env_args: dict[str, Any], path: Any, max_tasks: int | None) -> str:
+def _spec(ident: str, env_args: dict[str, Any], path: Any, max_tasks: int | None,
+          loop: bool = False) -> str:
     folders = [path] if isinstance(path, str | Path) else list(path or ())
-    return json.dumps({"id": ident, "env_args": env_args, "max_tasks": max_tasks,
-                       "path": [str(Path(p).resolve()) for p in folders]}, sort_keys=True,
-                      default=str)
+    spec = {"id": ident, "env_args": env_args, "max_tasks": max_tasks,
+            "path": [str(Path(p).resolve()) for p in folders]}
+    if loop:
+        spec["loop"] = True
+    return json.dumps(spec, sort_keys=True, default=str)
+
+
+LOOP_CONFIG = "configs/gateway_verifiers_solver_cpu.yaml"
+"""The example config of verifiers' own loop through the gateway (docs/interop.md)."""
+
+
+def _refused(ident: str, error: str, loop_refusal: str, loop: bool) -> ConfigError:
+    if loop:
+        return ConfigError(f"verifiers:{ident} cannot be scored from the model's recorded turns "
+                           f"in verifiers' own loop: {error}; it is not supported "
+                           "(docs/interop.md, verifiers)")
+    if loop_refusal:
+        return ConfigError(f"verifiers:{ident} cannot run turn by turn: {error}; nor in "
+                           f"verifiers' own loop through agentgym's gateway: {loop_refusal} "
+                           "(docs/interop.md, verifiers)")
+    return ConfigError(
+        f"verifiers:{ident} cannot run turn by turn: {error}; run it in verifiers' own loop "
+        f"through agentgym's gateway: agentgym train {LOOP_CONFIG} env=verifiers:{ident} "
+        "(env_kwargs: {loop: true, ...}; docs/interop.md, verifiers)")
 
 
 @functools.lru_cache(maxsize=32)
@@ -86,8 +115,8 @@ def _load(spec: str) -> dict[str, Any]:
         ident = json.loads(spec)["id"]
         error = str(reply.get("error"))
         if reply.get("refused"):
-            raise ConfigError(f"verifiers:{ident} cannot run turn by turn: {error}; run it in "
-                              "verifiers' own loop against agentgym's gateway (docs/interop.md)")
+            raise _refused(ident, error, str(reply.get("loop_refusal") or ""),
+                           bool(json.loads(spec).get("loop")))
         if "ModuleNotFoundError" in error or "not found" in error:
             raise EnvNotFound(f"verifiers:{ident}: {error}")
         raise ConfigError(f"verifiers:{ident}: {error}")
@@ -120,10 +149,10 @@ def _test_count(test_size: float, n: int) -> int:
 
 
 def load_tasks(ident: str, seed: int = 0, test_size: float = 0.2, max_tasks: int | None = None,
-               path: Any = (), **env_args: Any) -> TaskSet:
+               path: Any = (), loop: bool = False, **env_args: Any) -> TaskSet:
     """The task set of verifiers' ``ident`` (see the module docstring for the splits)."""
     check_id(ident)
-    reply = _load(_spec(ident, env_args, path, max_tasks))
+    reply = _load(_spec(ident, env_args, path, max_tasks, bool(loop)))
     return _task_set(ident, reply["tasks"], int(seed), test_size)
 
 
@@ -149,9 +178,12 @@ class VerifiersEnv(TaskToolEnv):
 
     def __init__(self, ident: str, split: str = "train", seed: int = 0,
                  test_size: float = 0.2, max_tasks: int | None = None, path: Any = (),
-                 **env_args: Any) -> None:
+                 loop: bool = False, **env_args: Any) -> None:
         self.ident = check_id(ident)
-        self._spec = _spec(ident, env_args, path, max_tasks)
+        self.loop = bool(loop)
+        """The episodes run in verifiers' own loop (:mod:`.verifiers_agent`); this env replays
+        the model's recorded turns to score them."""
+        self._spec = _spec(ident, env_args, path, max_tasks, self.loop)
         reply = _load(self._spec)
         self._schema_tools = [SchemaTool.from_openai(t) for t in reply.get("tools") or ()]
         systems = {r.get("system_prompt") or "" for r in reply["tasks"]}

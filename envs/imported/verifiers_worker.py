@@ -9,12 +9,16 @@ and speaks to it.
 
 Protocol: one JSON object a line on stdin, one JSON reply a line on stdout (verifiers' own
 output goes to stderr). Every request names its env by ``spec`` (``{"id", "env_args",
-"path", "max_tasks"}``), so a restarted worker loads it again. Requests:
+"path", "max_tasks"}``, and ``"loop": true`` for an env whose episodes verifiers' own loop plays
+through the gateway: this worker then only replays the model's recorded turns to score them, and
+refuses only what that replay cannot score soundly), so a restarted worker loads it again.
+Requests:
 
 - ``{"op": "ping"}`` -> ``{"ok": true, "version": "0.4.0"}``;
 - ``{"op": "load", "spec": ...}`` -> ``{"ok": true, "tasks": [...], "tools": [OpenAI tool
-  schemas], "env": "<Env class>"}``, or ``{"ok": false, "error", "refused": true}`` for an env
-  that cannot run turn by turn (why, in the error);
+  schemas], "env": "<Env class>"}``, or ``{"ok": false, "error", "refused": true,
+  "loop_refusal"}`` for an env that cannot run turn by turn (why, in the error; why it cannot
+  run in verifiers' loop either, in ``loop_refusal``, empty when it can);
 - ``{"op": "start", "spec": ..., "session": "s1", "idx": 3}``: a trace for task 3, the task's
   tool servers (its ``Toolset`` methods, served in-process) set up;
 - ``{"op": "step", "session": "s1", "content": "...", "tool_calls": [{"id", "name",
@@ -62,6 +66,22 @@ def _needs_runtime(fn: Any) -> bool:
     return param is not None and param.default is inspect.Parameter.empty
 
 
+def _loop_refusal(ident: str, env_cls: Any, config: Any) -> str:
+    """Why an episode of ``env_cls`` played in verifiers' own loop could not be scored from the
+    model's recorded turns alone (empty: it can)."""
+    from verifiers.v1.configs.agent import agent_config_fields
+    from verifiers.v1.env import Env
+
+    seats = agent_config_fields(config)
+    if len(seats) != 1:
+        return (f"{ident}'s Env {env_cls.__name__} has {len(seats)} agent seats "
+                f"({', '.join(seats)}): every seat's model calls would be trained as the policy's")
+    if env_cls.finalize is not Env.finalize:
+        return (f"{ident}'s Env {env_cls.__name__} judges its episodes in its own finalize() "
+                "(rewards from the agent's process, which the model's code can reach)")
+    return ""
+
+
 class Loaded:
     """One verifiers env loaded from its spec: the taskset, its tasks and why it may not run."""
 
@@ -77,6 +97,9 @@ class Loaded:
         config = vf.resolve_env_config({"taskset": {"id": ident, **(spec.get("env_args") or {})}})
         env_cls = environment_class(ident, config.id)
         self.refusal = ""
+        """Why the env cannot run turn by turn (empty: it can)."""
+        self.loop_refusal = _loop_refusal(ident, env_cls, config)
+        """Why verifiers' own loop through the gateway cannot be scored soundly (empty: it can)."""
         if not issubclass(env_cls, SingleAgentEnv):
             self.refusal = (f"{ident} brings its own Env ({env_cls.__name__}: several agents or "
                             "its own episode loop)")
@@ -92,8 +115,11 @@ class Loaded:
             if limit is not None and len(self.tasks) >= int(limit):
                 break
             self.tasks.append(task)
-        if not self.refusal and self.tasks:
-            self.refusal = self._task_refusal(self.tasks[0])
+        if self.tasks:
+            self.loop_refusal = self.loop_refusal or self._task_refusal(self.tasks[0])
+            self.refusal = self.refusal or self._task_refusal(self.tasks[0])
+        if spec.get("loop"):  # episodes played by verifiers' loop, scored here by replay
+            self.refusal = self.loop_refusal
         self.env_name = env_cls.__name__
 
     @staticmethod
@@ -146,7 +172,8 @@ class Worker:
         if op == "load":
             loaded = self.env(dict(request["spec"]))
             if loaded.refusal:
-                return {"ok": False, "refused": True, "error": loaded.refusal}
+                return {"ok": False, "refused": True, "error": loaded.refusal,
+                        "loop_refusal": loaded.loop_refusal}
             tools: list[dict[str, Any]] = []
             if loaded.tasks:
                 probe = Session(loaded, loaded.tasks[0].data.idx)
