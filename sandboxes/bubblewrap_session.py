@@ -118,8 +118,8 @@ class BubblewrapShell(BubblewrapSandbox):
             "umask 022",
             f"cd /work || {fail}",
             f"head -c {tar_bytes} | tar -x -o -f - || {fail}" if tar_bytes else ":",
-            f"if [ -f {STATE} ]; then tar -x -p -f {STATE} -C / 2>/dev/null || {fail}; fi",
-            f"rm -f {STATE}",
+            # $4 = the state's size: it follows on stdin, unpacked straight into the roots
+            f'if [ "$4" -gt 0 ]; then head -c "$4" | tar -x -p -f - -C / 2>/dev/null || {fail}; fi',
             f"printf {READY} >&{side}",
             # $1 = the command's deadline, $2 = its start directory, $3 = the command. The
             # saved stderr gets a free descriptor ({err}): a fixed one (9) may be the side fd.
@@ -143,16 +143,19 @@ class BubblewrapShell(BubblewrapSandbox):
         timeout_s: float,
         files: dict[str, bytes] | None = None,
         limits: SandboxLimits | None = None,
+        fetch: tuple[str, ...] | None = None,
     ) -> ShellOutput:
         """Run ``command`` with ``bash -c`` over ``state`` (a tar from a previous run, or
         ``b""``); ``files`` are written on top, by absolute path under a root or scratch dir.
+        ``fetch``: the roots whose files come back as the new state (default: all of them;
+        the verifier asks for ``logs`` only).
         """
         limits = (limits or self.limits).with_overrides(timeout_s=timeout_s + TAR_SLACK_S)
         if files:
             state = add_files(state, files)
-        argv = [f"{timeout_s:g}", self.workdir, command]
-        result = self.run(argv, files={STATE: state} if state else None,
-                          fetch=list(self.roots), limits=limits)
+        argv = [f"{timeout_s:g}", self.workdir, command, str(len(state))]
+        result = self.run(argv, stdin=state,
+                          fetch=list(self.roots if fetch is None else fetch), limits=limits)
         return _output(result, timeout_s)
 
 

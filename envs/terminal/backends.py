@@ -37,8 +37,12 @@ class Session(Protocol):
 
     def exec(self, command: str, *, state: bytes, timeout_s: float,
              files: dict[str, bytes] | None = None,
-             env: dict[str, str] | None = None) -> Any:
+             env: dict[str, str] | None = None, fetch: tuple[str, ...] | None = None) -> Any:
         """Run ``command`` over ``state``; returns a ``ShellOutput``-like object."""
+
+    def open_live(self, state: bytes, owner: object = None) -> Any:
+        """A live shell holding ``state`` (``LiveShell``), or None where the backend has none
+        (each command then goes through :meth:`exec`)."""
 
 
 @dataclass
@@ -103,9 +107,19 @@ class TarSession:
 
     def exec(self, command: str, *, state: bytes, timeout_s: float,
              files: dict[str, bytes] | None = None,
-             env: dict[str, str] | None = None) -> Any:
-        """Run ``command`` with ``bash -c`` over ``state`` (see ``BubblewrapShell.exec``)."""
-        return self._shell(env).exec(command, state=state, timeout_s=timeout_s, files=files)
+             env: dict[str, str] | None = None, fetch: tuple[str, ...] | None = None) -> Any:
+        """Run ``command`` with ``bash -c`` over ``state`` (see ``BubblewrapShell.exec``);
+        ``fetch``: the roots to bring back (bubblewrap; the docker shell brings all)."""
+        extra = {"fetch": fetch} if fetch is not None and self.backend == "bubblewrap" else {}
+        return self._shell(env).exec(command, state=state, timeout_s=timeout_s, files=files,
+                                     **extra)
+
+    def open_live(self, state: bytes, owner: object = None) -> Any:
+        """One sandbox for a whole episode, ``state`` loaded in its tmpfs roots
+        (``sandboxes/bubblewrap_live``); raises ``SandboxGone`` when it cannot start."""
+        from agentgym.sandboxes.bubblewrap_live import LiveShell
+
+        return LiveShell(self._shell(None), state, owner=owner)
 
     def close(self) -> None:
         """Release the shells (the docker ones hold a container)."""
@@ -128,6 +142,10 @@ class DockerSession(TarSession):
 
     def _check_packages(self, task: HarborTask, plan: BuildPlan) -> None:
         pass  # checked inside the image by the build (see _build)
+
+    def open_live(self, state: bytes, owner: object = None) -> Any:
+        """None: each command is a ``docker exec`` of the state wrapper (see the class)."""
+        return None
 
     def _new_shell(self, env: dict[str, str]) -> Any:
         from agentgym.sandboxes._docker_session import DEFAULT_IMAGE, DockerShell

@@ -20,6 +20,7 @@ from typing import Any
 
 from agentgym import Task, TaskSet, TaskToolEnv, ToolCall, ToolError
 from agentgym.errors import InfrastructureError
+from agentgym.sandboxes.bubblewrap_live import SandboxGone
 
 from .backends import Limits, Session, open_session
 from .harbor import HarborStep, HarborTask, get_task, load_taskset
@@ -52,7 +53,8 @@ class TerminalEnv(TaskToolEnv):
     """
 
     fork_fields = ("state", "step_index", "step_rewards", "agent_time_s")
-    """The filesystem is bytes: a fork copies it (the task and its session are shared)."""
+    """The filesystem as a tar (:attr:`state`, made on demand from the live shell): a fork
+    copies it and gets its own shell (the task and its session are shared)."""
     instructions = INSTRUCTIONS
 
     def __init__(
@@ -88,10 +90,39 @@ class TerminalEnv(TaskToolEnv):
         self._owns_sessions = True
         self.harbor: HarborTask | None = None
         self.session: Session | None = None
-        self.state = b""
+        self._state = b""
+        self._live: Any = None
+        """The episode's live shell (bubblewrap): its tmpfs holds the files; None until the
+        first command, and on backends without one (the files are then :attr:`_state`)."""
         self.step_index = 0
         self.step_rewards: list[float] = []
         self.agent_time_s = 0.0
+
+    @property
+    def state(self) -> bytes:
+        """The episode's filesystem as a tar: a snapshot of the live shell's roots (made only
+        when asked: a fork, the verifier), or the bytes the next command will start from."""
+        if self._live is not None:
+            try:
+                snap = self._live.snapshot()
+            except SandboxGone as e:
+                raise InfrastructureError(f"terminal sandbox failed: {e}") from None
+            if snap is None:
+                raise ToolError("the filesystem is too large to copy (too many files)")
+            return bytes(snap)
+        return self._state
+
+    @state.setter
+    def state(self, value: bytes) -> None:
+        """Replace the filesystem: the live shell (if this env's own) is closed, the next
+        command starts a new one from ``value``."""
+        self._drop_live()
+        self._state = value
+
+    def _drop_live(self) -> None:
+        live, self._live = self.__dict__.get("_live"), None
+        if live is not None and live.owner is self:
+            live.close()
 
     def fork_clone(self) -> TerminalEnv:
         """A copy sharing this env's sessions (closing the copy leaves them open)."""
@@ -101,6 +132,7 @@ class TerminalEnv(TaskToolEnv):
         return child
 
     def _close(self) -> None:
+        self._drop_live()
         if not self._owns_sessions:
             return
         for owner in [*self._session_cache.values(), *self._shared.values()]:
@@ -160,14 +192,24 @@ class TerminalEnv(TaskToolEnv):
         if len(command.encode("utf-8", "surrogateescape")) > MAX_ARG_BYTES:
             raise ToolError("the call's arguments are too long (a path over 4096 bytes?)")
         begin = time.monotonic()
-        out = self.session.exec(command, state=self.state, timeout_s=timeout_s)
+        try:
+            if self._live is None:
+                self._live = self.session.open_live(self._state, owner=self)
+            if self._live is not None:
+                out = self._live.exec(command, timeout_s=timeout_s)
+                self.agent_time_s += time.monotonic() - begin
+                return out
+        except SandboxGone as e:  # not the agent's doing: it cannot kill PID 1
+            self._drop_live()
+            raise InfrastructureError(f"terminal sandbox failed: {e}") from None
+        out = self.session.exec(command, state=self._state, timeout_s=timeout_s)
         self.agent_time_s += time.monotonic() - begin
         if out.error:
             raise InfrastructureError(f"terminal sandbox failed: {out.error}")
         if out.state is not None and len(out.state) > self.max_state_bytes:
             out.state = None  # kept, it could not be unpacked again into the capped mounts
         if out.state is not None:
-            self.state = out.state
+            self._state = out.state
         return out
 
     @property
@@ -225,7 +267,7 @@ class TerminalEnv(TaskToolEnv):
             status = "[killed: out of memory]"
         else:
             status = f"[exit status: {out.exit_code}]"
-        if out.state is None:
+        if out.state is None and self._live is None:
             status += ("\n[this command's changes to the filesystem were lost: they could not "
                        f"be saved, or grew past {self.max_state_bytes >> 20} MiB]")
         return f"{text}\n{status}" if text else status
@@ -284,10 +326,10 @@ class TerminalEnv(TaskToolEnv):
         files = {f"/tests/{name}": content for name, content in step.tests.items()}
         try:
             state = strip_paths(self.state, ("logs/verifier", "tests"))
-        except ValueError as e:
+        except (ValueError, ToolError) as e:
             return 0.0, str(e)
         out = self.session.exec(VERIFY, state=state, timeout_s=step.verifier_timeout_s,
-                                files=files, env=step.verifier_env)
+                                files=files, env=step.verifier_env, fetch=("logs",))
         if out.error:
             raise InfrastructureError(f"the verifier's sandbox failed: {out.error}")
         if out.timed_out:
