@@ -5,7 +5,7 @@ in agentgym's engine (an env with its own ``Env`` class, a taskset that ships it
 docs/interop.md). The trainer starts it once per episode, in the agent's jail, with
 ``.venv-verifiers/bin/python``::
 
-    python verifiers_agent.py [--env-args JSON] [--harness ID] [--max-turns N] [--record DIR]
+    python -P verifiers_agent.py [--env-args JSON] [--harness ID] [--max-turns N] [--record DIR]
 
 It reads ``AGENTGYM_TASK_ID`` (``<taskset id>/<idx>``, the importer's task ids),
 ``OPENAI_BASE_URL`` and ``OPENAI_API_KEY`` (the gateway's episode URL and agent key), loads the
@@ -20,7 +20,8 @@ trainer scores each recorded branch itself (``reward: env`` over ``verifiers:<id
 ``loop=true``: the model's recorded turns replayed in the trusted worker, ``Task.score``).
 ``--record DIR`` writes verifiers' own episode record (``<episode id>.json``) for comparison in
 tests. Exit status 0 when the episode ran; 1 with the error on stderr when verifiers reports it
-failed (the trainer then aborts the episode with that reason); 2 for bad arguments.
+failed or the env is one whose episodes the trainer could not score (:func:`loop_refusal`; the
+trainer then aborts the episode with that reason); 2 for bad arguments.
 
 Imports only the standard library and verifiers (it runs in ``.venv-verifiers``).
 """
@@ -36,8 +37,34 @@ from pathlib import Path
 from typing import Any
 
 
-def _config(ident: str, env_args: dict[str, Any], harness: str, max_turns: int | None) -> Any:
-    """verifiers' env config for ``ident``: every seat on the subprocess runtime."""
+def loop_refusal(ident: str, env_cls: Any, config: Any) -> str:
+    """Why an episode of ``env_cls`` under ``config``, played in verifiers' own loop, could not
+    be scored from the model's recorded turns alone (empty: it can). The worker refuses such an
+    env at load (``loop=True``), and this program refuses to play it."""
+    from verifiers.v1.configs.agent import agent_config_fields
+    from verifiers.v1.configs.env import default_agent_harness
+    from verifiers.v1.env import Env
+    from verifiers.v1.utils.loaders import harness_class
+
+    seats = agent_config_fields(config)
+    if len(seats) != 1:
+        return (f"{ident}'s Env {env_cls.__name__} has {len(seats)} agent seats "
+                f"({', '.join(seats)}): every seat's model calls would be trained as the policy's")
+    if env_cls.finalize is not Env.finalize:
+        return (f"{ident}'s Env {env_cls.__name__} judges its episodes in its own finalize() "
+                "(rewards from the agent's process, which the model's code can reach)")
+    [seat] = seats.values()
+    harness = seat.harness if seat.harness is not None else default_agent_harness(ident)
+    if harness_class(harness.id).EXECUTES_CODE:
+        return (f"{ident}'s agent runs the {harness.id} harness, which executes the model's code: "
+                "its results cannot be reproduced from the model's recorded turns (pin one that "
+                "does not: harness=null with loop=True, and the agent's --harness null)")
+    return ""
+
+
+def config(ident: str, env_args: dict[str, Any], harness: str, max_turns: int | None) -> Any:
+    """verifiers' env config for ``ident``: every seat on the subprocess runtime, with
+    ``harness`` (when given) as its harness."""
     from verifiers.v1.configs.agent import AgentConfig
     from verifiers.v1.utils.loaders import env_config_type, resolve_env_config
 
@@ -73,9 +100,15 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                    else env_args.pop("path", None) or []):
         sys.path.insert(0, str(Path(folder).resolve()))
     max_tasks = env_args.pop("max_tasks", None)
-    for own in ("loop", "split", "seed", "test_size"):  # the importer's, not the taskset's
+    for own in ("loop", "split", "seed", "test_size", "harness"):  # the importer's own
         env_args.pop(own, None)
-    env = load_environment(_config(ident, env_args, args.harness, args.max_turns))
+    from verifiers.v1.utils.loaders import environment_class
+
+    resolved = config(ident, env_args, args.harness, args.max_turns)
+    refusal = loop_refusal(ident, environment_class(ident, resolved.id), resolved)
+    if refusal:
+        raise SystemExit(f"not played: {refusal}")
+    env = load_environment(resolved)
     task = _task(env, int(idx), max_tasks)
     ctx = ModelContext(model=args.model, client=EvalClientConfig(
         base_url=os.environ["OPENAI_BASE_URL"], api_key_var="OPENAI_API_KEY"))

@@ -40,8 +40,9 @@ harness (``null``) would:
   gateway (``rollout_source: gateway``, :data:`LOOP_CONFIG`); this env is then the trusted
   scorer: the trainer's ``reward: env`` replays the model's recorded turns in it (the task's
   ``Toolset``s re-run in the worker, ``Task.score`` on the rebuilt trace), so nothing the agent's
-  process reports is trusted. Still refused: tasks that need a container or runtime, judges,
-  several seats, an ``Env.finalize`` (docs/interop.md).
+  process reports is trusted. ``harness=`` names the agent's harness (the agent program's
+  ``--harness``). Still refused: tasks that need a container or runtime, judges, several seats,
+  an ``Env.finalize``, a harness that executes the model's code (docs/interop.md).
 """
 
 from __future__ import annotations
@@ -79,12 +80,15 @@ def check_id(ident: str) -> str:
 
 
 def _spec(ident: str, env_args: dict[str, Any], path: Any, max_tasks: int | None,
-          loop: bool = False) -> str:
+          loop: bool = False, harness: str = "") -> str:
     folders = [path] if isinstance(path, str | Path) else list(path or ())
-    spec = {"id": ident, "env_args": env_args, "max_tasks": max_tasks,
-            "path": [str(Path(p).resolve()) for p in folders]}
+    spec: dict[str, Any] = {"id": ident, "env_args": env_args, "max_tasks": max_tasks,
+                            "path": [str(Path(p).resolve()) for p in folders]}
     if loop:
-        spec["loop"] = True
+        spec.update(loop=True, harness=str(harness or ""))
+    elif harness:
+        raise ConfigError("harness= is the agent's harness in verifiers' own loop: it needs "
+                          "loop=True")
     return json.dumps(spec, sort_keys=True, default=str)
 
 
@@ -149,10 +153,11 @@ def _test_count(test_size: float, n: int) -> int:
 
 
 def load_tasks(ident: str, seed: int = 0, test_size: float = 0.2, max_tasks: int | None = None,
-               path: Any = (), loop: bool = False, **env_args: Any) -> TaskSet:
+               path: Any = (), loop: bool = False, harness: str = "",
+               **env_args: Any) -> TaskSet:
     """The task set of verifiers' ``ident`` (see the module docstring for the splits)."""
     check_id(ident)
-    reply = _load(_spec(ident, env_args, path, max_tasks, bool(loop)))
+    reply = _load(_spec(ident, env_args, path, max_tasks, bool(loop), harness))
     return _task_set(ident, reply["tasks"], int(seed), test_size)
 
 
@@ -178,12 +183,12 @@ class VerifiersEnv(TaskToolEnv):
 
     def __init__(self, ident: str, split: str = "train", seed: int = 0,
                  test_size: float = 0.2, max_tasks: int | None = None, path: Any = (),
-                 loop: bool = False, **env_args: Any) -> None:
+                 loop: bool = False, harness: str = "", **env_args: Any) -> None:
         self.ident = check_id(ident)
         self.loop = bool(loop)
         """The episodes run in verifiers' own loop (:mod:`.verifiers_agent`); this env replays
         the model's recorded turns to score them."""
-        self._spec = _spec(ident, env_args, path, max_tasks, self.loop)
+        self._spec = _spec(ident, env_args, path, max_tasks, self.loop, harness)
         reply = _load(self._spec)
         self._schema_tools = [SchemaTool.from_openai(t) for t in reply.get("tools") or ()]
         systems = {r.get("system_prompt") or "" for r in reply["tasks"]}

@@ -3,15 +3,17 @@
 verifiers pins ``openai<3`` and ``mcp==2.0.0``, which the project's ``.venv`` does not meet, so
 it lives in ``.venv-verifiers`` (``make setup-verifiers``) and this file runs there as a script
 (``python -P verifiers_worker.py``), importing only the standard library, verifiers and its
-sibling :mod:`verifiers_session` (one episode).
+siblings :mod:`verifiers_session` (one episode) and :mod:`verifiers_agent` (what verifiers'
+own loop can play with a sound reward).
 :mod:`.verifiers_env` starts it (through the JSON-lines worker of the WebArena-Verified scorer)
 and speaks to it.
 
 Protocol: one JSON object a line on stdin, one JSON reply a line on stdout (verifiers' own
 output goes to stderr). Every request names its env by ``spec`` (``{"id", "env_args",
-"path", "max_tasks"}``, and ``"loop": true`` for an env whose episodes verifiers' own loop plays
-through the gateway: this worker then only replays the model's recorded turns to score them, and
-refuses only what that replay cannot score soundly), so a restarted worker loads it again.
+"path", "max_tasks"}``, and ``"loop": true`` with the agent's ``"harness"`` for an env whose
+episodes verifiers' own loop plays through the gateway: this worker then only replays the
+model's recorded turns to score them, and refuses only what that replay cannot score soundly),
+so a restarted worker loads it again.
 Requests:
 
 - ``{"op": "ping"}`` -> ``{"ok": true, "version": "0.4.0"}``;
@@ -44,6 +46,8 @@ import sys
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # its sibling, run with -P
+from verifiers_agent import config as loop_config  # noqa: E402
+from verifiers_agent import loop_refusal  # noqa: E402
 from verifiers_session import Session, _vf  # noqa: E402
 
 MAX_LINE = 16 * 1024 * 1024
@@ -66,22 +70,6 @@ def _needs_runtime(fn: Any) -> bool:
     return param is not None and param.default is inspect.Parameter.empty
 
 
-def _loop_refusal(ident: str, env_cls: Any, config: Any) -> str:
-    """Why an episode of ``env_cls`` played in verifiers' own loop could not be scored from the
-    model's recorded turns alone (empty: it can)."""
-    from verifiers.v1.configs.agent import agent_config_fields
-    from verifiers.v1.env import Env
-
-    seats = agent_config_fields(config)
-    if len(seats) != 1:
-        return (f"{ident}'s Env {env_cls.__name__} has {len(seats)} agent seats "
-                f"({', '.join(seats)}): every seat's model calls would be trained as the policy's")
-    if env_cls.finalize is not Env.finalize:
-        return (f"{ident}'s Env {env_cls.__name__} judges its episodes in its own finalize() "
-                "(rewards from the agent's process, which the model's code can reach)")
-    return ""
-
-
 class Loaded:
     """One verifiers env loaded from its spec: the taskset, its tasks and why it may not run."""
 
@@ -94,11 +82,13 @@ class Loaded:
         from verifiers.v1.utils.loaders import default_harness_id, environment_class
 
         ident = str(spec["id"])
-        config = vf.resolve_env_config({"taskset": {"id": ident, **(spec.get("env_args") or {})}})
+        env_args = dict(spec.get("env_args") or {})
+        config = vf.resolve_env_config({"taskset": {"id": ident, **env_args}})
         env_cls = environment_class(ident, config.id)
         self.refusal = ""
         """Why the env cannot run turn by turn (empty: it can)."""
-        self.loop_refusal = _loop_refusal(ident, env_cls, config)
+        self.loop_refusal = loop_refusal(ident, env_cls, loop_config(
+            ident, env_args, str(spec.get("harness") or ""), None))
         """Why verifiers' own loop through the gateway cannot be scored soundly (empty: it can)."""
         if not issubclass(env_cls, SingleAgentEnv):
             self.refusal = (f"{ident} brings its own Env ({env_cls.__name__}: several agents or "

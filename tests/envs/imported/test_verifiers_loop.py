@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import subprocess
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ pytestmark = pytest.mark.skipif(not verifiers_client.available(), reason="no .ve
 ROOT = Path(__file__).parents[3]
 CONFIG = ROOT / "configs" / "gateway_verifiers_solver_cpu.yaml"
 SOLVER = "agentgym_vf_solver"
+AGENT = ROOT / "envs" / "imported" / "verifiers_agent.py"
 
 ENV = '''
 import verifiers.v1 as vf
@@ -65,6 +67,17 @@ class SolverEnv(vf.Env[SolverConfig]):
         await agents.solver.run(task)
 
 
+class ShellConfig(vf.EnvConfig):
+    solver: vf.AgentConfig = vf.AgentConfig()
+
+
+class ShellEnv(vf.Env[ShellConfig]):
+    """Its seat runs the default harness, bash, which executes the model's code."""
+
+    async def run(self, task, agents):
+        await agents.solver.run(task)
+
+
 class JudgedEnv(SolverEnv):
     """Rewards from the Env's own finalize(): nothing the trainer could recompute."""
 
@@ -77,7 +90,8 @@ class JudgedEnv(SolverEnv):
 def envs_dir(tmp_path_factory: pytest.TempPathFactory) -> str:
     root = tmp_path_factory.mktemp("vf_loop_envs")
     for name, exported in ((SOLVER, '["SumTaskset", "SolverEnv"]'),
-                           ("agentgym_vf_judged", '["SumTaskset", "JudgedEnv"]')):
+                           ("agentgym_vf_judged", '["SumTaskset", "JudgedEnv"]'),
+                           ("agentgym_vf_shell", '["SumTaskset", "ShellEnv"]')):
         (root / name).mkdir()
         (root / name / "__init__.py").write_text(
             textwrap.dedent(ENV) + f"\n__all__ = {exported}\n")
@@ -98,6 +112,12 @@ def test_an_env_of_its_own_is_refused_turn_by_turn_and_named_the_loop_config(
     assert "nor in verifiers' own loop" in str(judged.value) and "finalize()" in str(judged.value)
     with pytest.raises(ConfigError, match="cannot be scored from the model's recorded turns"):
         agentgym.make("verifiers:agentgym_vf_judged", path=envs_dir, loop=True)
+    # a seat on the bash harness runs the model's code: refused until a harness is pinned
+    with pytest.raises(ConfigError, match="runs the bash harness, which executes the model's"):
+        agentgym.make("verifiers:agentgym_vf_shell", path=envs_dir, loop=True)
+    agentgym.make("verifiers:agentgym_vf_shell", path=envs_dir, loop=True, harness="null").close()
+    with pytest.raises(ConfigError, match="needs loop=True"):
+        agentgym.make(f"verifiers:{SOLVER}", path=envs_dir, harness="null")
 
 
 def test_with_loop_the_env_replays_and_scores_the_models_turns(envs_dir: str) -> None:
@@ -150,7 +170,7 @@ def test_verifiers_own_loop_through_the_gateway_is_token_exact_and_scored_by_rep
                          "HTTPS_PROXY", "https_proxy", "NO_PROXY", "no_proxy") if k in os.environ]
     cfg.gateway = {**cfg.gateway, "sandbox": "none", "pass_env": ["UV_CACHE_DIR", *index],
                    "timeout_s": 300, "agent": [
-                       python, "-P", str(ROOT / "envs" / "imported" / "verifiers_agent.py"),
+                       python, "-P", str(AGENT),
                        "--env-args", json.dumps({"path": envs_dir}), "--record", str(records)]}
     policy = _scripted_policy("9")
     rollouts = GatewayRollouts(cfg, policy, max_turns=4)
@@ -176,3 +196,18 @@ def test_verifiers_own_loop_through_the_gateway_is_token_exact_and_scored_by_rep
         assert t.reward == theirs[task_id], task_id
     assert {k: t.reward for k, t in trajs.items()} == {
         f"{SOLVER}/0": 0.0, f"{SOLVER}/1": 1.0, f"{SOLVER}/2": 0.0, f"{SOLVER}/3": 0.0}
+
+
+def test_the_agent_program_will_not_play_an_env_whose_reward_it_could_not_give(
+        envs_dir: str) -> None:
+    """Run by hand on the shell env (its seat on bash): no episode, the reason on stderr."""
+    run = subprocess.run(
+        [str(verifiers_client.worker_python()), "-P", str(AGENT),
+         "--env-args", json.dumps({"path": envs_dir})],
+        env={"PATH": os.environ["PATH"], "AGENTGYM_TASK_ID": "agentgym_vf_shell/0",
+             "OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "OPENAI_API_KEY": "unused"},
+        capture_output=True, text=True, timeout=300)
+    assert run.returncode == 1 and "not played" in run.stderr and "bash harness" in run.stderr
+    bad = subprocess.run([str(verifiers_client.worker_python()), "-P", str(AGENT),
+                          "--env-args", "[1]"], capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 2 and "JSON object" in bad.stderr
