@@ -4,10 +4,13 @@ Run ``python benchmarks/terminal_env.py [--n 40]``. Measured in one run, on one 
 bundled set (``count-error-lines``):
 
 - ``terminal_reset``: ``env.reset`` of the bubblewrap backend (the task's starting filesystem
-  is built once per task and cached; a reset loads that state, it starts no process);
-- ``terminal_step``: one ``bash("true")`` step (parse the tool call, a fresh bubblewrap sandbox
-  with the episode's filesystem unpacked into its tmpfs mounts, the command, the filesystem
-  packed back, the observation rendered);
+  is built once per task and cached; a reset closes the last episode's sandbox and takes that
+  state; the episode's live sandbox starts, state loaded, at its first command);
+- ``terminal_step``: one ``bash("true")`` step (parse the tool call, the command sent to the
+  episode's live sandbox, whose PID 1 runs it as a fresh ``bash -c`` under its rlimits and
+  deadline and kills what it left; the observation rendered);
+- ``terminal_first_step``: a reset and the episode's first ``bash("true")``: the live
+  sandbox's start (bwrap, its PID 1, the starting files unpacked) included;
 - ``docker_run``: ``docker run --rm --network none IMAGE true`` (the CLI: what a fresh
   container per episode costs);
 - ``docker_exec``: ``true`` run in a started container through the Docker API
@@ -59,6 +62,11 @@ def measure_terminal(n: int, backend: str = "bubblewrap", image: str | None = No
     env.reset(options={"task_id": TASK})
     out = {f"{prefix}_reset": _times(lambda: env.reset(options={"task_id": TASK}), n),
            f"{prefix}_step": _times(lambda: env.step(action), n)}
+    if backend == "bubblewrap":
+        def first() -> None:
+            env.reset(options={"task_id": TASK})
+            env.step(action)
+        out[f"{prefix}_first_step"] = _times(first, max(5, n // 2))
     env.close()
     return out
 
