@@ -44,7 +44,10 @@ class AgentEnv(gymnasium.Env[Observation, Any]):
     """Base class of every agentgym environment.
 
     Subclasses set :attr:`instructions` (the system prompt), :attr:`tools` (a :class:`ToolSet`)
-    and implement ``_reset``/``_step`` or ``_areset``/``_astep``.
+    and implement ``_reset``/``_step`` or ``_areset``/``_astep``. An env that implements both
+    runs ``reset``/``step`` on its sync hooks and ``areset``/``astep`` on its async ones (no hop
+    through the env's loop thread); its ``close`` calls ``_aclose`` (when the loop ran) and
+    ``_close``.
     """
 
     metadata = {"render_modes": ["ansi"]}  # noqa: RUF012
@@ -92,6 +95,10 @@ class AgentEnv(gymnasium.Env[Observation, Any]):
     def _is_async_native(cls) -> bool:
         return cls._astep is not AgentEnv._astep
 
+    @classmethod
+    def _is_sync_native(cls) -> bool:
+        return cls._step is not AgentEnv._step
+
     def _run(self, coro: Coroutine[Any, Any, T]) -> T:
         # A Ctrl-C (KeyboardInterrupt) may land anywhere in here: before the coroutine is
         # scheduled it is closed (never "was never awaited"), after it the work is cancelled.
@@ -118,7 +125,7 @@ class AgentEnv(gymnasium.Env[Observation, Any]):
         """Start an episode; ``seed`` or ``options={"task_id": ...}`` picks the task."""
         super().reset(seed=seed)
         record_reset(self, seed, options)
-        if self._is_async_native():
+        if self._is_async_native() and not self._is_sync_native():
             obs, info = self._run(self._areset(dict(options or {})))
         else:
             obs, info = self._reset(dict(options or {}))
@@ -128,7 +135,7 @@ class AgentEnv(gymnasium.Env[Observation, Any]):
     def step(self, action: Any) -> StepResult:
         """Apply the model's action (text, message dict or tool calls)."""
         record_step(self, action)
-        if self._is_async_native():
+        if self._is_async_native() and not self._is_sync_native():
             result = self._run(self._astep(action))
         else:
             result = self._step(action)
@@ -174,22 +181,25 @@ class AgentEnv(gymnasium.Env[Observation, Any]):
 
     def close(self) -> None:
         """Release the env's resources."""
-        if self._is_async_native() and self._loop is not None:
+        loop = self._loop if self._is_async_native() else None
+        if loop is not None:
             self._run(self._aclose())
-            loop, thread = self._loop, self._loop_thread
+            thread = self._loop_thread
             loop.call_soon_threadsafe(loop.stop)
             self._loop = self._loop_thread = None
             if thread is not None:  # closed here, not collected running at the interpreter's exit
                 thread.join(timeout=5)
             if not loop.is_running():
                 loop.close()
-        else:
+        if loop is None or self._is_sync_native():
             self._close()
 
     async def aclose(self) -> None:
         """Async twin of :meth:`close`."""
         if self._is_async_native():
             await self._aclose()
+            if self._is_sync_native():
+                await asyncio.get_running_loop().run_in_executor(_ENV_THREADS, self._close)
         else:
             await asyncio.get_running_loop().run_in_executor(_ENV_THREADS, self.close)
 

@@ -16,9 +16,18 @@ class ForkTrace:
     actions: list[Any] = field(default_factory=list)
 
 
+_ATOMS = (str, int, float, bool, bytes, type(None))
+"""Immutable values a trace keeps as they are (a copy of each step's action costs about as
+much as a whole step of a light env)."""
+
+
+def _copy(value: Any) -> Any:
+    return value if isinstance(value, _ATOMS) else copy.deepcopy(value)
+
+
 def record_reset(env: Any, seed: int | None, options: dict[str, Any] | None) -> None:
     """Start the episode's fork trace (called by :meth:`agentgym.AgentEnv.reset`)."""
-    env._fork_trace = ForkTrace(seed, copy.deepcopy(dict(options or {})))
+    env._fork_trace = ForkTrace(seed, {k: _copy(v) for k, v in (options or {}).items()})
 
 
 def record_step(env: Any, action: Any) -> None:
@@ -26,7 +35,7 @@ def record_step(env: Any, action: Any) -> None:
     trace = getattr(env, "_fork_trace", None)
     if trace is not None:
         try:
-            trace.actions.append(copy.deepcopy(action))
+            trace.actions.append(_copy(action))
         except Exception:  # an action that cannot be copied: replay is no longer possible
             env._fork_trace = None
 

@@ -15,7 +15,6 @@ The image is never pulled: it must be on the engine (``docker build`` or ``docke
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 import shutil
 import socket
@@ -129,9 +128,9 @@ class OpenEnvImageEnv(OpenEnvEnv):
             self.container.stop()
             raise
 
-    async def _aclose(self) -> None:
-        await super()._aclose()
-        await asyncio.to_thread(self.container.stop)
+    def _close(self) -> None:  # close() and aclose() (after the asyncio connection) both end here
+        super()._close()
+        self.container.stop()
 
 
 def make_env(image: str, *, max_turns: int | None = None, **kwargs: Any) -> Any:

@@ -43,6 +43,8 @@ MODEL_ERRORS = {"VALIDATION_ERROR", "INVALID_JSON"}
 """Server error codes that mean the action was bad (the model's mistake, not a fault)."""
 MAX_TEXT = 8000
 """Longer observations are cut (with a note) before they reach the model."""
+MAX_MESSAGE = 16 * 2**20
+"""The largest server message read (bytes); a larger one is a fault."""
 
 
 def _urls(target: str) -> tuple[str, str]:
@@ -57,8 +59,9 @@ def _urls(target: str) -> tuple[str, str]:
 
 
 class OpenEnvEnv(AgentEnv):
-    """One session of an OpenEnv server, stepped over its WebSocket (async-native: the engine
-    awaits the server on its own loop; sync callers go through the env's loop thread)."""
+    """One session of an OpenEnv server, stepped over its WebSocket: ``reset``/``step`` on a
+    blocking connection in the caller's thread, ``areset``/``astep`` on an asyncio one on the
+    caller's loop (the engine's). An episode keeps the transport its reset chose."""
 
     def __init__(self, url: str, split: str | None = None, timeout_s: float = 30.0,
                  token: str | None = None) -> None:
@@ -68,7 +71,8 @@ class OpenEnvEnv(AgentEnv):
         self._headers = {"Authorization": f"Bearer {token}"} if token else {}
         self.split = split
         self.timeout_s = float(timeout_s)
-        self._ws: Any = None
+        self._ws: Any = None  # the asyncio connection (areset/astep)
+        self._sws: Any = None  # the blocking connection (reset/step)
         self._done = True
         self._seed: int | None = None
         self.schema: dict[str, Any] = {}
@@ -99,28 +103,51 @@ class OpenEnvEnv(AgentEnv):
         pick = required or strings
         return pick[0] if len(pick) == 1 else None
 
-    # -- the connection --------------------------------------------------------------------
+    # -- the connections -------------------------------------------------------------------
+
+    def _fault(self, e: BaseException) -> InfrastructureError:
+        return InfrastructureError(f"OpenEnv server {self.ws_url}: {type(e).__name__}: {e}"[:400])
+
+    def _checked(self, reply: Any) -> dict[str, Any]:
+        if not isinstance(reply, dict):
+            raise InfrastructureError(f"OpenEnv server {self.ws_url} answered {str(reply)[:200]}")
+        return reply
 
     async def _send(self, message: dict[str, Any]) -> dict[str, Any]:
-        """Send one message and return the reply; faults raise :class:`InfrastructureError`."""
+        """Send one message on the asyncio connection and return the reply; faults raise
+        :class:`InfrastructureError`."""
         from websockets.asyncio.client import connect
         from websockets.exceptions import WebSocketException
 
         try:
             if self._ws is None:
                 self._ws = await connect(self.ws_url, open_timeout=self.timeout_s,
-                                         max_size=16 * 2**20,
+                                         max_size=MAX_MESSAGE, compression=None,
                                          additional_headers=self._headers or None)
             async with asyncio.timeout(self.timeout_s):  # no task per call, unlike wait_for
                 await self._ws.send(json.dumps(message))
                 reply = json.loads(await self._ws.recv())
         except (OSError, TimeoutError, WebSocketException, ValueError) as e:
             await self._drop()
-            raise InfrastructureError(f"OpenEnv server {self.ws_url}: {type(e).__name__}: "
-                                      f"{e}"[:400]) from e
-        if not isinstance(reply, dict):
-            raise InfrastructureError(f"OpenEnv server {self.ws_url} answered {str(reply)[:200]}")
-        return reply
+            raise self._fault(e) from e
+        return self._checked(reply)
+
+    def _send_sync(self, message: dict[str, Any]) -> dict[str, Any]:
+        """:meth:`_send` on the blocking connection (no loop, no thread hop)."""
+        from websockets.exceptions import WebSocketException
+        from websockets.sync.client import connect
+
+        try:
+            if self._sws is None:
+                self._sws = connect(self.ws_url, open_timeout=self.timeout_s,
+                                    max_size=MAX_MESSAGE, compression=None, close_timeout=2,
+                                    additional_headers=self._headers or None, legacy=True)
+            self._sws.send(json.dumps(message))
+            reply = json.loads(self._sws.recv(timeout=self.timeout_s))
+        except (OSError, TimeoutError, WebSocketException, ValueError) as e:
+            self._drop_sync()
+            raise self._fault(e) from e
+        return self._checked(reply)
 
     async def _drop(self) -> None:
         ws, self._ws = self._ws, None
@@ -130,9 +157,17 @@ class OpenEnvEnv(AgentEnv):
             except Exception:  # closing a dead socket: nothing left to release
                 pass
 
+    def _drop_sync(self) -> None:
+        ws, self._sws = self._sws, None
+        if ws is not None:
+            try:
+                ws.close()
+            except Exception:  # closing a dead socket: nothing left to release
+                pass
+
     # -- the env ---------------------------------------------------------------------------
 
-    async def _areset(self, options: dict[str, Any]) -> tuple[Observation, dict[str, Any]]:
+    def _reset_message(self, options: dict[str, Any]) -> dict[str, Any]:
         if self.schema_error and not self.schema:
             raise InfrastructureError(self.schema_error)
         data: dict[str, Any] = {k: v for k, v in options.items() if k in ("seed", "task_id")}
@@ -140,12 +175,26 @@ class OpenEnvEnv(AgentEnv):
             data["seed"] = self._seed
         if self.split is not None:
             data["split"] = self.split
-        reply = await self._send({"type": "reset", "data": data})
+        return {"type": "reset", "data": data}
+
+    def _started(self, reply: dict[str, Any]) -> tuple[Observation, dict[str, Any]]:
         if reply.get("type") == "error":
             raise InfrastructureError(f"OpenEnv reset failed: {_error_text(reply)}")
         payload = dict(reply.get("data") or {})
         self._done = bool(payload.get("done", False))
         return _render(payload.get("observation")), {"server_metadata": _meta(payload)}
+
+    def _reset(self, options: dict[str, Any]) -> tuple[Observation, dict[str, Any]]:
+        message = self._reset_message(options)
+        if self._ws is not None:  # the last episode ran on the asyncio connection
+            self._ws = None  # its loop is not ours to drive; the server drops the session
+        return self._started(self._send_sync(message))
+
+    async def _areset(self, options: dict[str, Any]) -> tuple[Observation, dict[str, Any]]:
+        message = self._reset_message(options)
+        if self._sws is not None:  # the last episode ran on the blocking connection
+            await asyncio.get_running_loop().run_in_executor(None, self._drop_sync)
+        return self._started(await self._send(message))
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> (
         tuple[Observation, dict[str, Any]]
@@ -181,22 +230,23 @@ class OpenEnvEnv(AgentEnv):
             return "no tool call found: call the `act` tool with the action's fields"
         return {self.text_field: text}
 
-    async def _astep(self, action: Any) -> StepResult:
+    def _step_message(self, action: Any) -> dict[str, Any] | StepResult:
+        """The step message for ``action``, or the error observation of a bad action."""
         if self._done:
             raise ResetNeeded("call reset() before step(); the episode has ended")
         payload = self._action(action)
         if isinstance(payload, str):
             return make_observation(f"Error: {payload}"), 0.0, False, False, {"error": payload}
-        try:
-            reply = await self._send({"type": "step", "data": payload})
-        except InfrastructureError as e:
-            return await self._abort(str(e))
+        return {"type": "step", "data": payload}
+
+    def _stepped(self, reply: dict[str, Any]) -> StepResult:
+        """The step result of the server's reply (an aborted one for a server fault)."""
         if reply.get("type") == "error":
             code = str((reply.get("data") or {}).get("code", ""))
             if code in MODEL_ERRORS:
                 text = _error_text(reply)
                 return make_observation(f"Error: {text}"), 0.0, False, False, {"error": text}
-            return await self._abort(f"OpenEnv step failed: {_error_text(reply)}")
+            return self._aborted(f"OpenEnv step failed: {_error_text(reply)}")
         data = dict(reply.get("data") or {})
         meta = _meta(data)
         truncated = bool(meta.get("truncated", False))
@@ -209,12 +259,38 @@ class OpenEnvEnv(AgentEnv):
         return (_render(data.get("observation")), float(reward) if isinstance(reward, int | float)
                 else 0.0, terminated, truncated, info)
 
-    async def _abort(self, reason: str) -> StepResult:
+    def _step(self, action: Any) -> StepResult:
+        message = self._step_message(action)
+        if not isinstance(message, dict):
+            return message
+        try:
+            result = self._stepped(self._send_sync(message))
+        except InfrastructureError as e:
+            result = self._aborted(str(e))
+        if result[4].get("aborted"):
+            self._drop_sync()
+        return result
+
+    async def _astep(self, action: Any) -> StepResult:
+        message = self._step_message(action)
+        if not isinstance(message, dict):
+            return message
+        try:
+            result = self._stepped(await self._send(message))
+        except InfrastructureError as e:
+            result = self._aborted(str(e))
+        if result[4].get("aborted"):
+            await self._drop()
+        return result
+
+    def _aborted(self, reason: str) -> StepResult:
         self._done = True
-        await self._drop()
         info = {"aborted": True, "abort_reason": reason, "truncated_reason": f"aborted: {reason}"}
         return (make_observation(f"The episode was aborted because of an infrastructure "
                                  f"failure: {reason}"), 0.0, False, True, info)
+
+    def _close(self) -> None:
+        self._drop_sync()
 
     async def _aclose(self) -> None:
         await self._drop()

@@ -3,6 +3,7 @@ server, rejected actions as error observations, a dead or dying server as ``abor
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -74,6 +75,44 @@ def test_a_server_dying_mid_episode_aborts_it(served: ThreadServer) -> None:
     assert (reward, terminated, truncated, info["aborted"]) == (0.0, False, True, True)
     assert "OpenEnv server" in info["abort_reason"]
     env.close()
+
+
+def test_a_server_dying_mid_episode_aborts_it_on_the_async_path(served: ThreadServer) -> None:
+    env = agentgym.make(f"openenv:{served.url}")
+
+    async def play() -> tuple:
+        await env.unwrapped.areset(seed=2)
+        served.stop()
+        return await env.unwrapped.astep("5")
+
+    _, reward, terminated, truncated, info = asyncio.run(play())
+    assert (reward, terminated, truncated, info["aborted"]) == (0.0, False, True, True)
+    assert "OpenEnv server" in info["abort_reason"]
+    env.close()
+
+
+def test_sync_and_async_episodes_take_turns_on_one_env(served: ThreadServer) -> None:
+    """reset/step use a blocking connection, areset/astep an asyncio one; an episode keeps the
+    transport its reset chose, and the next episode may take the other one."""
+    env = agentgym.make(f"openenv:{served.url}").unwrapped
+
+    def answer(info: dict) -> str:
+        a, b = (int(x) for x in info["server_metadata"]["info"]["task_id"].split("-")[1:])
+        return str(a + b)
+
+    async def async_episode(seed: int) -> float:
+        _, info = await env.areset(seed=seed)
+        return (await env.astep(answer(info)))[1]
+
+    rewards = []
+    for seed in range(3):
+        _, info = env.reset(seed=seed)
+        rewards.append(env.step(answer(info))[1])
+        rewards.append(asyncio.run(async_episode(seed)))
+    assert rewards == [1.0] * 6
+    assert env._loop is None  # the sync calls never hopped to a loop thread
+    env.close()
+    assert env._sws is None
 
 
 def test_eval_against_a_dead_server_aborts_every_episode() -> None:
