@@ -145,15 +145,41 @@ def _scripted_policy(reply: str) -> Any:
     return HFPolicy(model, model.tok, device="cpu", batch_wait_ms=1.0)
 
 
+def _play(cfg: Any, tasks: list[str], gateway: dict[str, Any]) -> dict[str, Any]:
+    """One episode of each task through :class:`GatewayRollouts` over the tiny Llama scripted
+    to reply "9"; the trajectories by task id, after checking none aborted and one branch
+    each, with no history mismatch."""
+    from agentgym.trainers.gateway_rollouts import GatewayRollouts
+
+    cfg.gateway = {**cfg.gateway, "timeout_s": 300, **gateway}
+    policy = _scripted_policy("9")
+    rollouts = GatewayRollouts(cfg, policy, max_turns=4)
+    try:
+        result = rollouts.groups(tasks, 0)
+    finally:
+        rollouts.close()
+        policy.close()
+    trajs = {t.task_id: t for g in result.groups for t in g}
+    assert result.aborted == 0, [t.reason for t in trajs.values()]
+    assert sorted(trajs) == tasks
+    assert result.extra == {"branches": len(tasks), "mismatches": 0}
+    for t in trajs.values():
+        assert t.exact_tokens and t.turns == 1 and t.info["gateway"]["texts"] == ["9"]
+        assert t.token_ids[: len(t.prompt_ids)] == t.prompt_ids
+        assert sum(t.loss_mask) == sum(b - a for a, b in t.turn_spans) > 0
+    return trajs
+
+
 @pytest.mark.slow
 def test_verifiers_own_loop_through_the_gateway_is_token_exact_and_scored_by_replay(
         envs_dir: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Four episodes (one per task) of the env the importer refuses, each played by verifiers'
     own loop (the agent program) through the gateway: one token-exact branch each, no history
     mismatch, and the trainer's reward (the replay) equal to verifiers' own in-loop score of the
-    same reply (the episode records the agent wrote), 1 only on 1 + 8 = 9."""
+    same reply (the episode records the agent wrote), 1 only on 1 + 8 = 9. Then, where
+    bubblewrap works, two more in the agent's jail as the shipped config runs them."""
     from agentgym.trainers import load_config
-    from agentgym.trainers.gateway_rollouts import GatewayRollouts
+    from agentgym.trainers.gateway_rollouts import sandbox_available
 
     records = tmp_path / "records"
     records.mkdir()
@@ -164,38 +190,26 @@ def test_verifiers_own_loop_through_the_gateway_is_token_exact_and_scored_by_rep
         "model=agentgym.trainers.tiny:tiny_llama", "group_size=1", "max_new_tokens=4",
         f"output_dir={tmp_path / 'run'}", f"env_kwargs={{loop: true, path: {envs_dir}, "
         "test_size: 0}"])
-    python = str(verifiers_client.worker_python())
+    agent = [str(verifiers_client.worker_python()), "-P", str(AGENT),
+             "--env-args", json.dumps({"path": envs_dir})]
     # the machine's own package-index settings (a CA bundle, a proxy), where it has them
     index = [k for k in ("SSL_CERT_FILE", "SSL_CERT_DIR", "UV_INDEX_URL", "UV_DEFAULT_INDEX",
                          "HTTPS_PROXY", "https_proxy", "NO_PROXY", "no_proxy") if k in os.environ]
-    cfg.gateway = {**cfg.gateway, "sandbox": "none", "pass_env": ["UV_CACHE_DIR", *index],
-                   "timeout_s": 300, "agent": [
-                       python, "-P", str(AGENT),
-                       "--env-args", json.dumps({"path": envs_dir}), "--record", str(records)]}
-    policy = _scripted_policy("9")
-    rollouts = GatewayRollouts(cfg, policy, max_turns=4)
-    try:
-        tasks = [f"{SOLVER}/{i}" for i in range(4)]
-        result = rollouts.groups(tasks, 0)
-    finally:
-        rollouts.close()
-        policy.close()
-    trajs = {t.task_id: t for g in result.groups for t in g}
-    assert result.aborted == 0, [t.reason for t in trajs.values()]
-    assert sorted(trajs) == tasks and result.extra == {"branches": 4, "mismatches": 0}
+    tasks = [f"{SOLVER}/{i}" for i in range(4)]
+    trajs = _play(cfg, tasks, {"sandbox": "none", "pass_env": ["UV_CACHE_DIR", *index],
+                               "agent": [*agent, "--record", str(records)]})
     theirs = {}
     for path in records.glob("*.json"):
         episode = json.loads(path.read_text())
         [trace] = episode["traces"]
         theirs[f"{SOLVER}/{episode['task']['data']['idx']}"] = sum(
             r["score"] * r["weight"] for r in trace["rewards"].values())
-    for task_id, t in trajs.items():
-        assert t.exact_tokens and t.turns == 1 and t.info["gateway"]["texts"] == ["9"]
-        assert t.token_ids[: len(t.prompt_ids)] == t.prompt_ids
-        assert sum(t.loss_mask) == sum(b - a for a, b in t.turn_spans) > 0
-        assert t.reward == theirs[task_id], task_id
-    assert {k: t.reward for k, t in trajs.items()} == {
+    assert {k: t.reward for k, t in trajs.items()} == theirs == {
         f"{SOLVER}/0": 0.0, f"{SOLVER}/1": 1.0, f"{SOLVER}/2": 0.0, f"{SOLVER}/3": 0.0}
+    if sandbox_available():  # the jail: a fresh HOME (uv fetches again), the env folder bound
+        jailed = _play(cfg, tasks[1:3], {"sandbox": "bubblewrap", "pass_env": index,
+                                         "binds": [envs_dir], "agent": agent})
+        assert {k: t.reward for k, t in jailed.items()} == {tasks[1]: 1.0, tasks[2]: 0.0}
 
 
 def test_the_agent_program_will_not_play_an_env_whose_reward_it_could_not_give(
