@@ -258,3 +258,25 @@ def test_the_other_tasks_of_a_folder_under_a_bound_system_path_are_hidden_too():
             env.close()
     finally:
         shutil.rmtree(holder)
+
+
+def test_the_live_shells_pid_1_is_out_of_the_agents_reach(env):
+    """The live shell's PID 1 (same uid as the agent) reads the host's requests on fd 0 and
+    answers on fd 1. Were it dumpable, the agent could open ``/proc/1/fd/1`` and write a forged
+    answer (an output, an exit status) the host would read for a later request, or ``fd/0`` and
+    queue requests of its own; it could also stop or kill it. None of it works."""
+    env.reset(options={"task_id": TASK})
+    bash(env, "true")
+    live = env._live
+    forged = '{"rc": 0, "timed_out": false, "out": 6, "err": 0, "trunc": false}\\nforged'
+    out, _ = bash(env, f"printf '{forged}' > /proc/1/fd/1; echo w1=$?; "
+                       "printf '{\"op\": \"snap\", \"argv\": [\"true\"], \"max\": 1}\\n' "
+                       "> /proc/1/fd/0; echo w0=$?; "
+                       "ls /proc/1/fd /proc/1/map_files >/dev/null 2>&1; echo ls=$?; "
+                       "kill -STOP 1; kill -9 1; kill -9 -1; echo end")
+    # (as root the host's pipes are root's, mode 0600, so opening them fails anyway; from a
+    # non-root host only PID 1 being non-dumpable keeps them, and its fd list, closed)
+    assert "w1=1" in out and "w0=1" in out and "ls=2" in out, out
+    for _ in range(3):  # the answers stay in step: nothing forged was queued
+        assert bash(env, "echo real")[0].splitlines()[0] == "real"
+    assert env._live is live and live.alive
