@@ -29,10 +29,12 @@ pytestmark = pytest.mark.skipif(not verifiers_client.available(), reason="no .ve
 ROOT = Path(__file__).parents[3]
 CONFIG = ROOT / "configs" / "gateway_verifiers_solver_cpu.yaml"
 SOLVER = "agentgym_vf_solver"
+HARNESS = "agentgym_vf_harness"
 AGENT = ROOT / "envs" / "imported" / "verifiers_agent.py"
 
 ENV = '''
 import verifiers.v1 as vf
+from verifiers.v1.harnesses.null import NullHarness
 
 
 class SumData(vf.TaskData):
@@ -78,6 +80,10 @@ class ShellEnv(vf.Env[ShellConfig]):
         await agents.solver.run(task)
 
 
+class PoliteHarness(NullHarness):
+    """A harness of its own (verifiers' chat program underneath: no code executed)."""
+
+
 class JudgedEnv(SolverEnv):
     """Rewards from the Env's own finalize(): nothing the trainer could recompute."""
 
@@ -91,7 +97,8 @@ def envs_dir(tmp_path_factory: pytest.TempPathFactory) -> str:
     root = tmp_path_factory.mktemp("vf_loop_envs")
     for name, exported in ((SOLVER, '["SumTaskset", "SolverEnv"]'),
                            ("agentgym_vf_judged", '["SumTaskset", "JudgedEnv"]'),
-                           ("agentgym_vf_shell", '["SumTaskset", "ShellEnv"]')):
+                           ("agentgym_vf_shell", '["SumTaskset", "ShellEnv"]'),
+                           (HARNESS, '["SumTaskset", "PoliteHarness"]')):
         (root / name).mkdir()
         (root / name / "__init__.py").write_text(
             textwrap.dedent(ENV) + f"\n__all__ = {exported}\n")
@@ -107,6 +114,10 @@ def test_an_env_of_its_own_is_refused_turn_by_turn_and_named_the_loop_config(
     assert f"agentgym train configs/gateway_verifiers_solver_cpu.yaml env=verifiers:{SOLVER}" \
         in message and "loop: true" in message
     assert CONFIG.exists()
+    with pytest.raises(ConfigError) as harness:
+        agentgym.make(f"verifiers:{HARNESS}", path=envs_dir)
+    assert f"ships its own harness ({HARNESS})" in str(harness.value)
+    assert "gateway_verifiers_solver_cpu.yaml" in str(harness.value)
     with pytest.raises(ConfigError) as judged:  # its finalize() judges: not even in the loop
         agentgym.make("verifiers:agentgym_vf_judged", path=envs_dir)
     assert "nor in verifiers' own loop" in str(judged.value) and "finalize()" in str(judged.value)
@@ -120,13 +131,15 @@ def test_an_env_of_its_own_is_refused_turn_by_turn_and_named_the_loop_config(
         agentgym.make(f"verifiers:{SOLVER}", path=envs_dir, harness="null")
 
 
-def test_with_loop_the_env_replays_and_scores_the_models_turns(envs_dir: str) -> None:
-    env = agentgym.make(f"verifiers:{SOLVER}", path=envs_dir, loop=True, test_size=0)
+@pytest.mark.parametrize("ident", [SOLVER, HARNESS])
+def test_with_loop_the_env_replays_and_scores_the_models_turns(envs_dir: str,
+                                                               ident: str) -> None:
+    env = agentgym.make(f"verifiers:{ident}", path=envs_dir, loop=True, test_size=0)
     try:
-        env.reset(options={"task_id": f"{SOLVER}/1"})
+        env.reset(options={"task_id": f"{ident}/1"})
         _, reward, terminated, _, info = env.step("9")
         assert (reward, terminated, info["rewards"]["correct"]["score"]) == (1.0, True, 1.0)
-        env.reset(options={"task_id": f"{SOLVER}/2"})
+        env.reset(options={"task_id": f"{ident}/2"})
         assert env.step("9")[1] == 0.0
     finally:
         env.close()
@@ -176,8 +189,9 @@ def test_verifiers_own_loop_through_the_gateway_is_token_exact_and_scored_by_rep
     """Four episodes (one per task) of the env the importer refuses, each played by verifiers'
     own loop (the agent program) through the gateway: one token-exact branch each, no history
     mismatch, and the trainer's reward (the replay) equal to verifiers' own in-loop score of the
-    same reply (the episode records the agent wrote), 1 only on 1 + 8 = 9. Then, where
-    bubblewrap works, two more in the agent's jail as the shipped config runs them."""
+    same reply (the episode records the agent wrote), 1 only on 1 + 8 = 9. Two episodes of a
+    taskset that ships its own harness. Then, where bubblewrap works, two more in the agent's
+    jail as the shipped config runs them."""
     from agentgym.trainers import load_config
     from agentgym.trainers.gateway_rollouts import sandbox_available
 
@@ -206,6 +220,12 @@ def test_verifiers_own_loop_through_the_gateway_is_token_exact_and_scored_by_rep
             r["score"] * r["weight"] for r in trace["rewards"].values())
     assert {k: t.reward for k, t in trajs.items()} == theirs == {
         f"{SOLVER}/0": 0.0, f"{SOLVER}/1": 1.0, f"{SOLVER}/2": 0.0, f"{SOLVER}/3": 0.0}
+    # a taskset with its own harness, the same way
+    cfg.env = f"verifiers:{HARNESS}"
+    harnessed = _play(cfg, [f"{HARNESS}/1", f"{HARNESS}/2"], {"agent": agent})
+    assert {k: t.reward for k, t in harnessed.items()} == {f"{HARNESS}/1": 1.0,
+                                                           f"{HARNESS}/2": 0.0}
+    cfg.env = f"verifiers:{SOLVER}"
     if sandbox_available():  # the jail: a fresh HOME (uv fetches again), the env folder bound
         jailed = _play(cfg, tasks[1:3], {"sandbox": "bubblewrap", "pass_env": index,
                                          "binds": [envs_dir], "agent": agent})
