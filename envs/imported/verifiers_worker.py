@@ -87,8 +87,11 @@ class Loaded:
         env_cls = environment_class(ident, config.id)
         self.refusal = ""
         """Why the env cannot run turn by turn (empty: it can)."""
-        self.loop_refusal = loop_refusal(ident, env_cls, loop_config(
-            ident, env_args, str(spec.get("harness") or ""), None))
+        try:
+            self.loop_refusal = loop_refusal(ident, env_cls, loop_config(
+                ident, env_args, str(spec.get("harness") or ""), None))
+        except Exception as e:  # the turn-by-turn importer must not fail on the loop's check
+            self.loop_refusal = f"its loop config does not resolve: {type(e).__name__}: {e}"
         """Why verifiers' own loop through the gateway cannot be scored soundly (empty: it can)."""
         if not issubclass(env_cls, SingleAgentEnv):
             self.refusal = (f"{ident} brings its own Env ({env_cls.__name__}: several agents or "
