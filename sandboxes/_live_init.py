@@ -15,7 +15,11 @@ payload bytes:
   (``kill -9 -1`` until none is left) and reaped. Answers ``{"rc", "timed_out", "out", "err",
   "trunc"}`` with ``out + err`` bytes after it;
 - ``{"op": "snap", "argv": [...], "max": M}``: ``argv``'s stdout (a tar of the roots), answered
-  ``{"n": N, "over": bool}`` + at most ``M`` bytes.
+  ``{"stream": true}``, then frames (4-byte length + bytes, an empty one last), then
+  ``{"over": bool}`` (true: it passed ``M`` bytes and was cut off).
+
+Neither a state loaded nor a snapshot is ever held whole here: both can be as large as the
+tmpfs mounts, which count in the same memory cgroup.
 """
 
 import ctypes
@@ -27,6 +31,7 @@ import subprocess
 import sys
 import time
 
+CHUNK = 1 << 20
 
 def _sweep():
     for _ in range(2000):
@@ -45,14 +50,51 @@ def _sweep():
             time.sleep(0.001)
 
 
-def _read_exact(stream, n):
-    data = b""
-    while len(data) < n:
-        chunk = stream.read(n - len(data))
+def _load(src, n):
+    """Unpack the ``n``-byte tar that follows on ``src`` over ``/``, streamed (never held
+    whole: it may be as large as the tmpfs mounts it fills, all in one memory cgroup)."""
+    tar = subprocess.Popen(["tar", "-x", "-p", "-f", "-", "-C", "/"], stdin=subprocess.PIPE,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    left, broken = n, False
+    while left:
+        chunk = src.read(min(left, CHUNK))
         if not chunk:
             raise EOFError
-        data += chunk
-    return data
+        left -= len(chunk)
+        if not broken:
+            try:
+                tar.stdin.write(chunk)
+            except BrokenPipeError:
+                broken = True
+    try:
+        tar.stdin.close()
+    except BrokenPipeError:
+        pass
+    err = tar.stderr.read()
+    tar.stderr.close()
+    return {"ok": tar.wait() == 0 and not broken, "error": err[-300:].decode(errors="replace")}
+
+
+def _snap(dst, argv, most):
+    """Stream ``argv``'s stdout (a tar) to ``dst`` as frames: a 4-byte length and the bytes,
+    ended by an empty frame and a JSON line saying whether it passed ``most`` bytes (then it
+    was cut off: the host drops it)."""
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)
+    total, over = 0, False
+    while True:
+        chunk = proc.stdout.read1(CHUNK)
+        if not chunk:
+            break
+        total += len(chunk)
+        if total > most:
+            over = True
+            proc.kill()
+            break
+        dst.write(len(chunk).to_bytes(4, "big") + chunk)
+    proc.stdout.close()
+    proc.wait()
+    dst.write(b"\0\0\0\0" + json.dumps({"over": over}).encode() + b"\n")
 
 
 def _collect(proc, timeout, cap):
@@ -117,9 +159,7 @@ def main():
         req = json.loads(line)
         payload = b""
         if req["op"] == "load":
-            done = subprocess.run(["tar", "-x", "-p", "-f", "-", "-C", "/"],
-                                  input=_read_exact(src, req["n"]), capture_output=True)
-            head = {"ok": done.returncode == 0, "error": done.stderr.decode(errors="replace")}
+            head = _load(src, req["n"])
         elif req["op"] == "run":
             proc = subprocess.Popen(req["argv"], stdin=subprocess.DEVNULL,
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -129,15 +169,10 @@ def main():
                     "trunc": trunc}
             payload = out + err
         else:  # snap
-            proc = subprocess.Popen(req["argv"], stdin=subprocess.DEVNULL,
-                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-            data = proc.stdout.read(req["max"] + 1)
-            proc.kill()
-            proc.wait()
-            proc.stdout.close()
-            over = len(data) > req["max"]
-            payload = b"" if over else data
-            head = {"n": len(payload), "over": over}
+            dst.write(b'{"stream": true}\n')
+            _snap(dst, req["argv"], req["max"])
+            dst.flush()
+            continue
         dst.write(json.dumps(head).encode() + b"\n" + payload)
         dst.flush()
 

@@ -61,7 +61,12 @@ class LiveShell:
         self._oom = 0
         self._dead = ""
         self._buf = bytearray()
-        self._cgroup = create_run_cgroup(self.limits) if shell._use_cgroup else None
+        # The tmpfs mounts (the roots, the scratch dirs, /work) live in RAM, charged to this
+        # cgroup: they get a budget of their own on top of the processes' memory_mb, so that an
+        # agent filling its disk cannot leave PID 1 without memory (a dead sandbox = an abort).
+        budget = self.limits.with_overrides(
+            memory_mb=self.limits.memory_mb + shell.disk_budget_mb(self.limits))
+        self._cgroup = create_run_cgroup(budget) if shell._use_cgroup else None
         self._errlog = tempfile.TemporaryFile()
         args = shell._args(self.limits)
         args.insert(1, "--as-pid-1")
@@ -197,11 +202,14 @@ class LiveShell:
         if self._snap is None:
             names = [n for n in self.shell.roots]
             argv = ["tar", "-c", "-f", "-", "-C", "/", "--", *names]
-            head, data = self._request({"op": "snap", "argv": argv,
-                                        "max": self.max_snapshot_bytes}, b"", 120.0)
-            if head.get("over"):
+            self._request({"op": "snap", "argv": argv, "max": self.max_snapshot_bytes}, b"",
+                          120.0)
+            deadline_s, parts = 120.0, []
+            while size := int.from_bytes(self._read(4, deadline_s), "big"):
+                parts.append(self._read(size, deadline_s))
+            if self._answer(deadline_s).get("over"):
                 return None
-            self._snap = data
+            self._snap = b"".join(parts)
         return self._snap
 
     @property

@@ -92,6 +92,12 @@ class BubblewrapShell(BubblewrapSandbox):
         self.env = {"HOME": "/root", **(env or {})}
         self.workdir = workdir
 
+    def disk_budget_mb(self, limits: SandboxLimits) -> int:
+        """The RAM all the tmpfs mounts may hold (the roots, the scratch dirs, ``/work`` and
+        ``/tmp``): a run's cgroup gets it on top of ``memory_mb``, so a full disk cannot leave
+        the sandbox's own processes (or a state's unpacking) without memory."""
+        return (len(self.roots) + len(self.scratch) + 2) * limits.disk_mb
+
     def _args(self, limits: SandboxLimits) -> list[str]:
         args = super()._args(limits)
         at = args.index("--remount-ro")
@@ -151,6 +157,9 @@ class BubblewrapShell(BubblewrapSandbox):
         the verifier asks for ``logs`` only).
         """
         limits = (limits or self.limits).with_overrides(timeout_s=timeout_s + TAR_SLACK_S)
+        if self._use_cgroup:  # the cgroup, not RLIMIT_AS, caps memory: the disk's RAM on top
+            limits = limits.with_overrides(
+                memory_mb=limits.memory_mb + self.disk_budget_mb(limits))
         if files:
             state = add_files(state, files)
         argv = [f"{timeout_s:g}", self.workdir, command, str(len(state))]

@@ -280,3 +280,19 @@ def test_the_live_shells_pid_1_is_out_of_the_agents_reach(env):
     for _ in range(3):  # the answers stay in step: nothing forged was queued
         assert bash(env, "echo real")[0].splitlines()[0] == "real"
     assert env._live is live and live.alive
+
+
+def test_a_full_disk_cannot_starve_the_live_shell():
+    """Found while building the live shell: its tmpfs mounts are RAM in the episode's memory
+    cgroup. With 7 mounts of 64 MiB and 256 MiB of memory, filling them all left PID 1 no
+    memory: the OOM killer took it, the sandbox died and the episode was aborted (unscored),
+    a way for an agent to escape a bad score. The disk now has its own budget."""
+    env = TerminalEnv(split="all", command_timeout_s=20, disk_mb=64, memory_mb=256)
+    try:
+        env.reset(options={"task_id": TASK})
+        for d in ("/app", "/tmp", "/root", "/logs", "/solution", "/tests", "/work"):
+            bash(env, f"head -c 70M /dev/zero > {d}/fill", timeout_s=20)
+        assert bash(env, "echo alive")[0].startswith("alive")
+        assert submit(env)[0] == 0.0  # scored (the answer is missing), not aborted
+    finally:
+        env.close()

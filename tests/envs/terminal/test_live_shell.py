@@ -120,3 +120,22 @@ def test_a_sandbox_killed_from_outside_aborts_the_episode(env):
     assert info.get("aborted") and "terminal sandbox failed" in str(info)
     env.reset(options={"task_id": TASK})  # the next episode gets a new sandbox
     assert bash(env, "echo back").startswith("back")
+
+
+def test_a_large_filesystem_forks_whole():
+    """Snapshots and loads are streamed through PID 1 (never held whole: they count in the
+    same memory cgroup as the tmpfs they copy)."""
+    env = TerminalEnv(split="all", command_timeout_s=20, disk_mb=64, memory_mb=256)
+    try:
+        env.reset(options={"task_id": TASK})
+        bash(env, "head -c 60M /dev/urandom > /app/big; head -c 60M /dev/urandom > /tmp/big; "
+                  "cat /app/big /tmp/big | md5sum > /root/sum", timeout_s=20)
+        child = env.fork_clone()
+        try:
+            out = bash(child, "cat /app/big /tmp/big | md5sum | cmp - /root/sum && echo same",
+                       timeout_s=20)
+            assert out.startswith("same"), out
+        finally:
+            child.close()
+    finally:
+        env.close()
