@@ -356,15 +356,19 @@ class GatewayRollouts:
             extra={"branches": len(trajs), "mismatches": sum(
                 len(t.info.get("gateway", {}).get("mismatches", [])) for t in trajs)})
 
-    def evaluate(self, task_ids: list[str], dist_info: DistInfo) -> dict[str, float]:
-        """Held-out success of the agent, greedy (the gateway forces temperature 0)."""
-        t0 = time.perf_counter()
+    def play_greedy(self, task_ids: list[str], split: str) -> list[Trajectory]:
+        """One greedy agent episode per task (the gateway at temperature 0): every branch."""
         saved = self.gateway.temperature
         self.gateway.temperature = 0.0
         try:
-            trajs = self._run([(t, 0, f"eval:{t}") for t in task_ids], self.cfg.eval_split)
+            return self._run([(t, 0, f"eval:{t}") for t in task_ids], split)
         finally:
             self.gateway.temperature = saved
+
+    def evaluate(self, task_ids: list[str], dist_info: DistInfo) -> dict[str, float]:
+        """Held-out success of the agent, greedy (the gateway forces temperature 0)."""
+        t0 = time.perf_counter()
+        trajs = self.play_greedy(task_ids, self.cfg.eval_split)
         firsts = {t.task_id: t for t in trajs}.values()  # one per episode (its last branch)
         done = [t for t in firsts if not t.aborted]
         wins, reward, count, aborted = all_sum(
@@ -393,4 +397,19 @@ class GatewayRollouts:
                 proc.kill()
 
 
-__all__ = ["AgentSettings", "GatewayRollouts"]
+def play_held_out(env_id: str, policy: Policy, task_ids: list[str], *, split: str,
+                  gateway: dict[str, Any], max_turns: int, max_new_tokens: int,
+                  max_tokens: int, env_kwargs: dict[str, Any]) -> list[Trajectory]:
+    """``agentgym eval --agent``'s collector (the ``gateway-eval`` service): one greedy
+    episode per task through :class:`GatewayRollouts`, as the trainer's evaluations play them."""
+    cfg = TrainConfig(env=env_id, env_kwargs=dict(env_kwargs), eval_split=split,
+                      gateway=dict(gateway), max_new_tokens=max_new_tokens,
+                      max_tokens=max_tokens, rollout_source="gateway")
+    rollouts = GatewayRollouts(cfg, policy, max_turns)
+    try:
+        return rollouts.play_greedy(task_ids, split)
+    finally:
+        rollouts.close()
+
+
+__all__ = ["AgentSettings", "GatewayRollouts", "play_held_out"]

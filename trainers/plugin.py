@@ -59,3 +59,10 @@ def agentgym_register_losses(register: Any) -> None:
              description="UI-S1: step + episode advantages of discounted semi-online returns.")
     register("loss/nll", "agentgym.trainers.bc:nll_loss",
              description="Behaviour cloning: -logp times the advantage (1 = plain NLL).")
+
+
+@hookimpl
+def agentgym_register_services(register: Any) -> None:
+    """Register ``gateway-eval``: ``agentgym eval --agent``'s collector (the trainer's own)."""
+    register("gateway-eval", "agentgym.trainers.gateway_rollouts:play_held_out",
+             description="Greedy held-out episodes of agent programs through the gateway.")

@@ -14,6 +14,8 @@ from rich.table import Table
 
 from .app import ADVANCED, app, console, err_console, fail, interrupted, run_guarded
 
+GATEWAY = "Agent program through the gateway (--agent)"
+
 
 def _table(results: dict[str, Any], title: str) -> Table:
     m = results["metrics"]
@@ -125,11 +127,32 @@ def eval_cmd(
         help="WebArena sites file (YAML/JSON: site -> URL): run the official tasks on those "
              "servers (same as --env-arg sites=FILE; the WA_* variables also work).",
         rich_help_panel=ADVANCED)] = None,
+    agent: Annotated[str | None, typer.Option(
+        help="An agent program (one shell-like string) plays each task through the gateway, "
+             "greedy (docs/gateway.md).", rich_help_panel=GATEWAY)] = None,
+    reward: Annotated[str | None, typer.Option(
+        help="env (default), posted or module:function.", rich_help_panel=GATEWAY)] = None,
+    scorer: Annotated[str | None, typer.Option(
+        help="With --reward posted: the program posting it.", rich_help_panel=GATEWAY)] = None,
+    sandbox: Annotated[str | None, typer.Option(
+        help="auto (default), bubblewrap or none.", rich_help_panel=GATEWAY)] = None,
+    pass_env: Annotated[list[str] | None, typer.Option(
+        "--pass-env", help="A variable the agent also gets (repeatable).",
+        rich_help_panel=GATEWAY)] = None,
+    bind: Annotated[list[str] | None, typer.Option(
+        "--bind", help="A path the jailed agent may read (repeatable).",
+        rich_help_panel=GATEWAY)] = None,
+    mcp: Annotated[bool | None, typer.Option(
+        "--mcp/--no-mcp", help="Serve the env's tools over MCP (default on).",
+        show_default=False, rich_help_panel=GATEWAY)] = None,
+    agent_timeout: Annotated[float | None, typer.Option(
+        min=1, help="Seconds an agent may run (default 300).", rich_help_panel=GATEWAY)] = None,
 ) -> None:
     """Evaluate a policy on an env's split: success (95% CI), reward, pass@k, turns, tokens.
 
     Success counts completed episodes; aborted ones (a dead server, a killed container) are
-    reported beside them and make the exit status 1 unless --allow-aborted.
+    reported beside them and make the exit status 1 unless --allow-aborted. With --agent an
+    agent program plays each task through the token-exact gateway (docs/gateway.md).
     """
     from pathlib import Path
 
@@ -141,6 +164,31 @@ def eval_cmd(
         if not Path(sites).is_file():
             fail(f"--sites {sites}: no such file")
         env_kwargs["sites"] = str(Path(sites).resolve())
+    gateway_opts = {"--reward": reward, "--scorer": scorer, "--sandbox": sandbox,
+                    "--pass-env": pass_env, "--bind": bind, "--mcp/--no-mcp": mcp,
+                    "--agent-timeout": agent_timeout}
+    if agent is None:
+        given = [name for name, value in gateway_opts.items() if value is not None]
+        if given:
+            fail(f"{', '.join(given)} only apply with --agent (an agent program through the "
+                 "gateway)")
+    else:
+        from .eval_gateway import eval_through_gateway
+
+        results = eval_through_gateway(
+            env_id, policy, agent, split=split, n=n, seed=seed, out=out, overwrite=overwrite,
+            max_turns=max_turns, max_new_tokens=max_new_tokens, env_kwargs=env_kwargs,
+            num_envs=num_envs, reward=reward, scorer=scorer,
+            sandbox=sandbox, pass_env=pass_env or [], binds=bind or [], mcp=mcp,
+            timeout_s=agent_timeout,
+            refused={"--k > 1": k > 1, "--resume": resume, "--semi-online": semi_online,
+                     "--temperature (greedy only)": temperature not in (None, 0.0),
+                     "--backend ray": backend != "asyncio", "--summary-budget": summary_budget > 0})
+        label = policy_label(policy, results.get("policy") or {})
+        console.print(_table(results, f"{results['config']['env_id']} / {label} / agent "
+                                      f"{agent} / {split}"), soft_wrap=True)
+        _finish(results, out, allow_aborted)
+        return
     if resume and not out:
         fail("--resume needs --out")
     if resume and overwrite:
@@ -174,6 +222,14 @@ def eval_cmd(
         console.print(f"semi-online on {sop['sop_tasks']} of {len(ids)} tasks: "
                       f"SOP {sop['sop']:.3f} (TSR {sop['tsr']:.3f}, PG {sop['pg']:.3f}) "
                       f"beside online success {m['success_rate']:.3f}", highlight=False)
+    _finish(results, out, allow_aborted)
+
+
+def _finish(results: dict[str, Any], out: str | None, allow_aborted: bool) -> None:
+    """Name what ``--out`` holds; exit 1 when episodes aborted (unless ``allow_aborted``)."""
+    from pathlib import Path
+
+    m = results["metrics"]
     if out:
         console.print(written(Path(out)), highlight=False)
     if m["aborted"]:
