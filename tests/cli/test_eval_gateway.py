@@ -100,7 +100,7 @@ def _replayed(traj: Any) -> tuple[float, bool]:
     env = agentgym.make("shop/price-v0", split="test", max_turns=2)
     try:
         env.reset(options={"task_id": traj.task_id})
-        total, info = 0.0, {}
+        total, info = 0.0, dict[str, Any]()
         for text in traj.info["gateway"]["texts"]:
             _, reward, terminated, truncated, info = env.step(text)
             total += float(reward)
