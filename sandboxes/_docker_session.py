@@ -106,23 +106,29 @@ class DockerShell:
 
     def _start(self) -> str:
         api = self.client.api
+        created = api.create_container(
+            self.image, ["python3", "-c", REAPER], user=UID, hostname="sandbox",
+            working_dir="/work", labels=owner_labels(), network_disabled=True,
+            host_config=self.host_config(),
+        )  # fmt: skip
+        cid = str(created["Id"])
+        api.start(cid)
+        return cid
+
+    def host_config(self, extra_mb: int = 0) -> Any:
+        """The locked-down container settings (no network, read-only root, no capabilities,
+        memory (plus ``extra_mb``), pids and CPU limits, the size-capped tmpfs mounts)."""
+        api = self.client.api
         opts = f"size={self.limits.disk_mb}m,mode=1777,exec,uid=65534,gid=65534"
         tmpfs = {f"/{d}": opts for d in (*self.roots, *self.scratch, "work")}
-        memory = f"{self.limits.memory_mb + 64}m"
+        memory = f"{self.limits.memory_mb + 64 + extra_mb}m"
         host_config = api.create_host_config(
             network_mode="none", read_only=True, cap_drop=["ALL"],
             security_opt=["no-new-privileges"], mem_limit=memory, memswap_limit=memory,
             nano_cpus=int(self.limits.cpus * 1e9), pids_limit=self.limits.pids + 8,
             tmpfs=tmpfs, ulimits=[{"Name": "core", "Soft": 0, "Hard": 0}], auto_remove=True,
         )  # fmt: skip
-        created = api.create_container(
-            self.image, ["python3", "-c", REAPER], user=UID, hostname="sandbox",
-            working_dir="/work", labels=owner_labels(), network_disabled=True,
-            host_config=host_config,
-        )  # fmt: skip
-        cid = str(created["Id"])
-        api.start(cid)
-        return cid
+        return host_config
 
     def exec(
         self, command: str, *, state: bytes, timeout_s: float,

@@ -52,6 +52,10 @@ class SandboxGone(RuntimeError):
 class LiveShell:
     """A started sandbox of ``shell``'s design holding ``state``; see the module docstring."""
 
+    nproc = True
+    """Whether commands get ``RLIMIT_NPROC`` (per uid: right in a user namespace of its own,
+    wrong in a container sharing the host's uid 65534 with other containers)."""
+
     def __init__(self, shell: BubblewrapShell, state: bytes, owner: object = None) -> None:
         self.shell = shell
         self.owner = owner
@@ -119,10 +123,8 @@ class LiveShell:
                  ) -> tuple[dict[str, Any], bytes]:
         if self._dead:
             raise SandboxGone(self._dead)
-        assert self.proc.stdin is not None
         try:
-            self.proc.stdin.write(json.dumps(head).encode() + b"\n" + payload)
-            self.proc.stdin.flush()
+            self._send(json.dumps(head).encode() + b"\n" + payload)
         except OSError:
             self._fail("the sandbox is gone")
         answer = self._answer(wait_s)
@@ -151,14 +153,24 @@ class LiveShell:
         return data
 
     def _fill(self, deadline: float) -> None:
-        fd = self._out
-        ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
-        if not ready:
+        chunk = self._recv(deadline)
+        if chunk is None:
             self._fail("the sandbox stopped answering")
-        chunk = os.read(fd, 1 << 20)
-        if not chunk:
+        elif not chunk:
             self._fail("the sandbox died")
-        self._buf += chunk
+        else:
+            self._buf += chunk
+
+    def _send(self, data: bytes) -> None:
+        """Write ``data`` to PID 1's stdin (a subclass: another transport)."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def _recv(self, deadline: float) -> bytes | None:
+        """Some of PID 1's stdout; ``b""`` at its end, None at ``deadline``."""
+        ready, _, _ = select.select([self._out], [], [], max(0.0, deadline - time.monotonic()))
+        return os.read(self._out, 1 << 20) if ready else None
 
     def _fail(self, why: str) -> None:
         self._errlog.seek(0)
@@ -176,7 +188,7 @@ class LiveShell:
         limits = self.limits.with_overrides(timeout_s=timeout_s)
         address_space = self._cgroup is None
         argv = ["/bin/bash", "-c", WRAP, "sandbox", workdir or self.shell.workdir, command,
-                *prlimit_args(limits, nproc=True, address_space=address_space)]
+                *prlimit_args(limits, nproc=self.nproc, address_space=address_space)]
         head, data = self._request({"op": "run", "argv": argv, "timeout": timeout_s,
                                     "cap": self.limits.output_bytes}, b"", timeout_s + SLACK_S)
         out, err = data[: head["out"]], data[head["out"]:]

@@ -144,8 +144,12 @@ class DockerSession(TarSession):
         pass  # checked inside the image by the build (see _build)
 
     def open_live(self, state: bytes, owner: object = None) -> Any:
-        """None: each command is a ``docker exec`` of the state wrapper (see the class)."""
-        return None
+        """A container of its own for the episode, ``state`` loaded, whose PID 1 serves its
+        commands (``sandboxes/_docker_live``); the env's shared container still builds and
+        runs the verifier."""
+        from agentgym.sandboxes._docker_live import DockerLiveShell
+
+        return DockerLiveShell(self._shell(None), state, owner=owner)
 
     def _new_shell(self, env: dict[str, str]) -> Any:
         from agentgym.sandboxes._docker_session import DEFAULT_IMAGE, DockerShell

@@ -75,3 +75,31 @@ def test_fork_bomb_and_disk_bomb_stay_inside(env):
 def test_an_image_without_the_tasks_packages_is_a_clear_error(env):
     with pytest.raises(TaskError, match="lacks jq"):
         env.reset(options={"task_id": "json-active-users"})
+
+
+def test_a_live_container_per_episode_gone_at_reset(env):
+    """Each episode's commands go to one container of its own whose PID 1 serves them: the
+    agent cannot kill it, its files persist between commands, a fork gets its own container,
+    and a reset removes it."""
+    import docker
+
+    env.reset(options={"task_id": "count-error-lines"})
+    run(env, "bash", command="echo kept > /app/k")
+    live = env._live
+    for command, status in (("kill -9 $$", "[exit status: 137]"), ("exit 7", "[exit status: 7]"),
+                            ("kill -9 1; sleep 9 & kill -9 -1; echo ok", "[exit status: 0]")):
+        assert run(env, "bash", command=command)[0].endswith(status)
+        assert run(env, "bash", command="cat /app/k")[0].startswith("kept")
+    assert env._live is live
+    child = env.fork_clone()
+    try:
+        run(child, "bash", command="echo child > /app/k")
+        assert run(env, "bash", command="cat /app/k")[0].startswith("kept")
+        assert child._live.container_id != live.container_id
+    finally:
+        child.close()
+    cid = live.container_id
+    env.reset(options={"task_id": "count-error-lines"})
+    with pytest.raises(docker.errors.NotFound):
+        docker.from_env().api.inspect_container(cid)
+    assert "No such file" in run(env, "bash", command="cat /app/k")[0]
