@@ -94,6 +94,7 @@ def _spec(ident: str, env_args: dict[str, Any], path: Any, max_tasks: int | None
 
 LOOP_CONFIG = "configs/gateway_verifiers_solver_cpu.yaml"
 """The example config of verifiers' own loop through the gateway (docs/interop.md)."""
+_AGENT = ".venv-verifiers/bin/python -P envs/imported/verifiers_agent.py"  # its agent program
 
 
 def _refused(ident: str, error: str, loop_refusal: str, loop: bool) -> ConfigError:
@@ -108,7 +109,8 @@ def _refused(ident: str, error: str, loop_refusal: str, loop: bool) -> ConfigErr
     return ConfigError(
         f"verifiers:{ident} cannot run turn by turn: {error}; run it in verifiers' own loop "
         f"through agentgym's gateway: agentgym train {LOOP_CONFIG} env=verifiers:{ident} "
-        "(env_kwargs: {loop: true, ...}; docs/interop.md, verifiers)")
+        "(env_kwargs: {loop: true, ...}), or evaluate it there: agentgym eval verifiers:"
+        f"{ident} --env-arg loop=true --agent '{_AGENT}' --no-mcp (docs/interop.md, verifiers)")
 
 
 @functools.lru_cache(maxsize=32)

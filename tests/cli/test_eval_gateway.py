@@ -135,3 +135,69 @@ def test_an_agent_program_is_evaluated_through_the_gateway(tmp_path: Path,
     assert m["mean_reward"] == pytest.approx(sum(r for r, _ in scored) / 3)
     assert (out / "report.md").is_file() and (out / "viewer" / "index.html").is_file()
     assert len(tiny_policy) == 1  # one policy, loaded once
+
+
+def _loop_helpers() -> Any:
+    """tests/envs/imported/test_verifiers_loop.py (its taskset source and scripted policy)."""
+    import importlib.util
+
+    path = Path(__file__).parents[1] / "envs" / "imported" / "test_verifiers_loop.py"
+    spec = importlib.util.spec_from_file_location("verifiers_loop_helpers", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.slow
+def test_a_verifiers_env_of_its_own_is_evaluated_in_its_own_loop(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The env the importer refuses (its own Env class), evaluated as its refusal says: each
+    task played by verifiers' loop through the gateway over the tiny Llama scripted to reply
+    "9"; the reported rewards and success are verifiers' own in-loop scores (its records)."""
+    import os
+    import textwrap
+
+    from agentgym.cli import eval_gateway
+    from agentgym.envs.imported import verifiers_client
+
+    if not verifiers_client.available():
+        pytest.skip("no .venv-verifiers (make setup-verifiers)")
+    loop = _loop_helpers()
+    root, records = tmp_path / "envs", tmp_path / "records"
+    (root / loop.SOLVER).mkdir(parents=True)
+    records.mkdir()
+    (root / loop.SOLVER / "__init__.py").write_text(
+        textwrap.dedent(loop.ENV) + '\n__all__ = ["SumTaskset", "SolverEnv"]\n')
+    with pytest.raises(agentgym.ConfigError) as refused:
+        agentgym.make(f"verifiers:{loop.SOLVER}", path=str(root))
+    assert f"agentgym eval verifiers:{loop.SOLVER} --env-arg loop=true --agent" in \
+        str(refused.value)
+    monkeypatch.setattr(eval_gateway, "load_policy", lambda spec: loop._scripted_policy("9"))
+    monkeypatch.setenv("UV_CACHE_DIR", os.environ.get("UV_CACHE_DIR")
+                       or str(Path.home() / ".cache" / "uv"))
+    index = [k for k in ("SSL_CERT_FILE", "SSL_CERT_DIR", "UV_INDEX_URL", "UV_DEFAULT_INDEX",
+                         "HTTPS_PROXY", "https_proxy", "NO_PROXY", "no_proxy") if k in os.environ]
+    agent = (f"{verifiers_client.worker_python()} -P {loop.AGENT} --env-args "
+             f"'{json.dumps({'path': str(root)})}' --max-turns 4 --record {records}")
+    out = tmp_path / "ev"
+    result = runner.invoke(app, [
+        "eval", f"verifiers:{loop.SOLVER}", "--policy", "hf:tiny", "--env-arg", "loop=true",
+        "--env-arg", f"path={root}", "--env-arg", "test_size=0.5", "--agent", agent,
+        "--no-mcp", "--sandbox", "none", "--max-new-tokens", "4", "--out", str(out),
+        *(a for k in ["UV_CACHE_DIR", *index] for a in ("--pass-env", k))],
+        env={"COLUMNS": "300"})
+    assert result.exit_code == 0, result.output
+    results = json.loads((out / "results.json").read_text())
+    theirs = {}
+    for path in records.glob("*.json"):
+        episode = json.loads(path.read_text())
+        [trace] = episode["traces"]
+        theirs[f"{loop.SOLVER}/{episode['task']['data']['idx']}"] = sum(
+            r["score"] * r["weight"] for r in trace["rewards"].values())
+    with TrajectoryStore(out / "trajectories") as store:
+        ours = {t.task_id: t.reward for t in store}
+    assert ours == theirs and len(ours) == results["metrics"]["episodes"] == 2
+    assert all(v == float(k == f"{loop.SOLVER}/1") for k, v in ours.items())  # 1 + 8 = 9
+    assert results["metrics"]["successes"] == sum(v == 1.0 for v in theirs.values())
+    assert results["metrics"]["aborted"] == 0
