@@ -15,8 +15,8 @@ bundled set (``count-error-lines``):
   container per episode costs);
 - ``docker_exec``: ``true`` run in a started container through the Docker API
   (``exec_create`` + ``exec_start`` with docker-py), and through the ``docker exec`` CLI;
-- ``terminal_docker_*``: the same env on its Docker backend (one ``docker exec`` of the state
-  wrapper per step; the first reset starts the env's container).
+- ``terminal_docker_*``: the same env on its Docker backend (a live container per episode,
+  started at its first command; a step is one request on its attach stream).
 
 The last line is ``terminal_step_vs_docker_exec_p50_ratio=<step p50 / API exec p50>``. Without
 a Docker engine the Docker rows are left out and the last line says ``nan``.
