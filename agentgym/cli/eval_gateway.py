@@ -12,12 +12,13 @@ imports a trainer. The results have the normal evaluation's format (``results.js
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..errors import TaskError
+from ..errors import ConfigError, NameNotFound, TaskError
 from ..policies.base import Policy
 from ..policies.loader import load_policy
 from ..registry import spec
@@ -60,9 +61,11 @@ def _one_per_episode(trajs: list[Trajectory]) -> list[Trajectory]:
     return list({t.task_id: t for t in trajs}.values())
 
 
-def run_gateway_eval(config: GatewayEval, out: Path | None = None,
-                     policy: Policy | None = None) -> dict[str, Any]:
-    """Play one greedy episode per task through the gateway; the results dict (and ``out``)."""
+def run_gateway_eval(config: GatewayEval, out: Path | None = None, policy: Policy | None = None,
+                     on_start: Callable[[int], None] | None = None) -> dict[str, Any]:
+    """Play one greedy episode per task through the gateway; the results dict (and ``out``).
+
+    ``on_start`` gets the number of episodes once the tasks are chosen."""
     from ..plugins import get_registry
     from ..rollout.evaluate import end_reasons, select_tasks
 
@@ -74,7 +77,13 @@ def run_gateway_eval(config: GatewayEval, out: Path | None = None,
                         "(AGENTGYM_TASK_ID)")
     if not task_ids:
         raise TaskError(f"{env_spec.id} has no tasks in split {config.split!r}")
-    collect = get_registry("services").load(SERVICE)
+    try:
+        collect = get_registry("services").load(SERVICE)
+    except NameNotFound as e:
+        raise ConfigError("--agent plays through the trainers' gateway collector (the "
+                          f"{SERVICE!r} service of agentgym's trainers plugin): {e}") from e
+    if on_start is not None:
+        on_start(len(task_ids))
     the_policy = policy or load_policy(config.policy)
     try:
         t0 = time.monotonic()
@@ -141,7 +150,7 @@ def eval_through_gateway(env_id: str, policy: str, agent: str, *, split: str, n:
                          mcp: bool | None, timeout_s: float | None,
                          refused: dict[str, bool]) -> dict[str, Any]:
     """``agentgym eval --agent``: check the options, play the split, return the results."""
-    from .app import fail, run_guarded
+    from .app import err_console, fail, interrupted, run_guarded
 
     bad = [name for name, given in refused.items() if given]
     if bad:
@@ -173,7 +182,14 @@ def eval_through_gateway(env_id: str, policy: str, agent: str, *, split: str, n:
         if overwrite:
             clear_outputs(folder)
         run_guarded(refuse_existing, folder)
-    return dict(run_guarded(run_gateway_eval, config, folder))
+    def started(count: int) -> None:
+        err_console.print(f"{count} episodes of {env_id} ({split}), each played by the agent "
+                          "through the gateway, greedy", highlight=False, soft_wrap=True)
+
+    try:
+        return dict(run_guarded(run_gateway_eval, config, folder, on_start=started))
+    except KeyboardInterrupt:  # the collector killed its agents' jails on the way out
+        interrupted("interrupted; the episodes of this run are not kept")
 
 
 __all__ = ["SERVICE", "GatewayEval", "eval_through_gateway", "gateway_section",

@@ -66,6 +66,7 @@ def test_crashing_agents_are_counted_aborted_not_failed(tmp_path: Path) -> None:
     assert result.exit_code == 1, result.output  # nothing scored: not a 0% success
     assert "every episode aborted (2), nothing was scored" in result.output
     assert "status 3: boom" in result.output
+    assert "2 episodes of shop (test), each played by the agent" in result.output
     m = json.loads((out / "results.json").read_text())["metrics"]
     assert (m["aborted"], m["total_episodes"], m["episodes"], m["successes"]) == (2, 2, 0, 0)
 
@@ -73,6 +74,23 @@ def test_crashing_agents_are_counted_aborted_not_failed(tmp_path: Path) -> None:
 def test_an_unknown_env_is_one_line_not_a_traceback() -> None:
     result = runner.invoke(app, ["eval", "no-such/env-v0", "--agent", "python a.py"])
     assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+
+
+def test_without_the_trainers_plugin_the_refusal_names_the_service(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentgym import plugins
+    from agentgym.errors import NameNotFound
+
+    class NoServices:
+        def load(self, name: str) -> Any:
+            raise NameNotFound(f"no service named {name!r}; registered: retriever")
+
+    real = plugins.get_registry
+    monkeypatch.setattr(plugins, "get_registry",
+                        lambda kind: NoServices() if kind == "services" else real(kind))
+    result = _eval("--agent", "python a.py", "-n", "1")
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+    assert "'gateway-eval' service of agentgym's trainers plugin" in result.output
 
 
 @pytest.fixture
