@@ -28,6 +28,8 @@ from ..rollout.trajectory import Trajectory
 
 SERVICE = "gateway-eval"
 """Name of the trainers' gateway collector in the ``services`` registry."""
+ENGINE_ONLY = ("scripted", "replay")
+"""Policies that answer only inside the engine's episodes (they read its episode context)."""
 
 
 @dataclass
@@ -86,6 +88,11 @@ def run_gateway_eval(config: GatewayEval, out: Path | None = None, policy: Polic
         on_start(len(task_ids))
     the_policy = policy or load_policy(config.policy)
     try:
+        if the_policy.name in ENGINE_ONLY:
+            raise ConfigError(f"the {the_policy.name} policy plays from the engine's episode "
+                              "context (the task's recorded actions), which an agent's model "
+                              "calls do not carry: pass a model with --policy (hf:..., "
+                              "openai:...)")
         t0 = time.monotonic()
         trajs = _one_per_episode(collect(
             env_spec.id, the_policy, [str(t) for t in task_ids], split=config.split,

@@ -3,7 +3,7 @@
 Fast: the options' refusals (before any model loads). Slow: a real agent program (the official
 ``openai`` + ``mcp`` clients) plays shop tasks through the trainer's gateway collector over the
 tiny Llama; the reported success is what replaying the stored episodes' model turns scores.
-A crashing agent's episodes count as aborted, not failed (fast, the scripted policy).
+A crashing agent's episodes count as aborted, not failed (fast, the random policy).
 """
 
 from __future__ import annotations
@@ -58,11 +58,11 @@ def test_an_existing_output_folder_is_refused_without_overwrite(tmp_path: Path) 
 
 
 def test_crashing_agents_are_counted_aborted_not_failed(tmp_path: Path) -> None:
-    """The scripted (message-level) policy behind the gateway; the agent dies before a call."""
+    """The random (message-level) policy behind the gateway; the agent dies before a call."""
     crash = f"{sys.executable} -c \"import sys; sys.stderr.write('boom'); sys.exit(3)\""
     out = tmp_path / "ev"
-    result = _eval("--agent", crash, "--no-mcp", "--sandbox", "none", "-n", "2",
-                   "--allow-aborted", "--out", str(out))
+    result = _eval("--agent", crash, "--policy", "random", "--no-mcp", "--sandbox", "none",
+                   "-n", "2", "--allow-aborted", "--out", str(out))
     assert result.exit_code == 1, result.output  # nothing scored: not a 0% success
     assert "every episode aborted (2), nothing was scored" in result.output
     assert "status 3: boom" in result.output
@@ -74,6 +74,16 @@ def test_crashing_agents_are_counted_aborted_not_failed(tmp_path: Path) -> None:
 def test_an_unknown_env_is_one_line_not_a_traceback() -> None:
     result = runner.invoke(app, ["eval", "no-such/env-v0", "--agent", "python a.py"])
     assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+
+
+def test_a_policy_that_needs_the_engine_is_refused_before_any_agent_starts(
+        tmp_path: Path) -> None:
+    marker = tmp_path / "started"
+    agent = f"{sys.executable} -c \"open('{marker}', 'w')\""
+    result = _eval("--agent", agent, "--sandbox", "none", "-n", "1")  # --policy scripted
+    assert result.exit_code == 1, result.output
+    assert "the scripted policy plays from the engine's episode context" in result.output
+    assert not marker.exists()
 
 
 def test_without_the_trainers_plugin_the_refusal_names_the_service(
