@@ -24,27 +24,43 @@ LEFTOVERS = 87
 VERIFY = (
     "chmod -R u+rwX /logs/verifier 2>/dev/null; rm -rf /logs/verifier; mkdir -p /logs/verifier"
     " && bash /tests/test.sh; rc=$?\n"
+    # The reward files as test.sh left them, kept in this shell's memory: what anything still
+    # running writes from now on is thrown away.
+    "for n in txt json; do f=/logs/verifier/reward.$n; eval \"h_$n=0\"\n"
+    "  if [ -f $f ] && [ ! -L $f ]; then\n"
+    "    eval \"h_$n=1; v_$n=\\$(head -c 65537 $f | base64 -w0)\"; fi\n"
+    "done\n"
     # Everything else still running was started during the verifier (the agent's programs run
-    # by its tests): kill it, sparing only this shell, its ancestors and PID 1, before the
-    # reward is read back; had anything been left, it may have rewritten the reward.
+    # by its tests, or a process substitution test.sh did not wait for). Spare this shell, its
+    # ancestors and PID 1; zombies are done. Stragglers get 2 s to end by themselves; whatever
+    # is still running then is killed, and the step scores 0: it may have rewritten the reward.
     "keep=\" $$ \"; p=$$\n"
     "while p=$(sed -n 's/^PPid:[[:space:]]*//p' /proc/$p/status 2>/dev/null)"
     " && [ \"${p:-0}\" -gt 1 ]; do keep=\"$keep$p \"; done\n"
+    "live() { case \"$keep\" in *\" $1 \"*) return 1;; esac; [ \"$1\" != 1 ] || return 1\n"
+    "  case \"$(sed -n 's/^State:[[:space:]]*//p' /proc/$1/status 2>/dev/null)\" in"
+    " ''|Z*) return 1;; esac; }\n"
+    "others() { for d in /proc/[0-9]*; do live \"${d#/proc/}\" && return 0; done; return 1; }\n"
+    "w=0; while [ $w -lt 100 ] && others; do sleep 0.02; w=$((w+1)); done\n"
     "left=0; round=0\n"
     "while [ $round -lt 50 ]; do round=$((round+1)); hit=0\n"
     "  for d in /proc/[0-9]*; do q=${d#/proc/}\n"
-    "    case \"$keep\" in *\" $q \"*) continue;; esac\n"
-    "    [ \"$q\" = 1 ] || ! kill -9 \"$q\" 2>/dev/null || { hit=1; left=1; }\n"
+    "    live \"$q\" || continue\n"
+    "    ! kill -9 \"$q\" 2>/dev/null || { hit=1; left=1; }\n"
     "  done; [ $hit = 1 ] || break\n"
     "done\n"
     f"[ $rc -lt 128 ] || exit {KILLED}\n"
     f"[ $left = 0 ] || exit {LEFTOVERS}\n"
+    "chmod -R u+rwX /logs/verifier 2>/dev/null; rm -rf /logs/verifier; mkdir -p /logs/verifier\n"
+    "[ $h_txt = 0 ] || printf %s \"$v_txt\" | base64 -d > /logs/verifier/reward.txt\n"
+    "[ $h_json = 0 ] || printf %s \"$v_json\" | base64 -d > /logs/verifier/reward.json\n"
     "exit 0"
 )
-"""The verifier's command: a fresh ``/logs/verifier``, ``tests/test.sh``, then every process it
-left killed. Exit status: 0, :data:`KILLED` (``test.sh`` died of a signal: the agent's program
-may have killed it after planting a reward) or :data:`LEFTOVERS` (something it started was still
-running, and could have rewritten the reward after ``test.sh`` wrote it): both score 0."""
+"""The verifier's command: a fresh ``/logs/verifier``, ``tests/test.sh``, its reward files kept
+as it left them, then every process it left given 2 s to end and the rest killed. Exit status:
+0, :data:`KILLED` (``test.sh`` died of a signal: the agent's program may have killed it after
+planting a reward) or :data:`LEFTOVERS` (something it started was still running, and could have
+rewritten the reward after ``test.sh`` wrote it): both score 0."""
 
 
 def _number(value: object) -> float | None:

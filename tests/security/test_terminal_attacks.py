@@ -296,3 +296,29 @@ def test_a_full_disk_cannot_starve_the_live_shell():
         assert submit(env)[0] == 0.0  # scored (the answer is missing), not aborted
     finally:
         env.close()
+
+
+@pytest.mark.parametrize("test_sh, want", [
+    # a process substitution test.sh does not wait for, still ending as test.sh returns: an
+    # honest pass (the slow sweep saw join-files score 0 under load: "outlived it")
+    ("diff <(sleep 0.3; echo a) <(echo a) >/dev/null && echo 1 > /logs/verifier/reward.txt\n"
+     "(sleep 0.5 &)\n", 1.0),
+    # a straggler that rewrites the reward after test.sh wrote 0, then ends within the grace
+    ("echo 0 > /logs/verifier/reward.txt\n"
+     "(setsid bash -c 'sleep 0.3; echo 1 > /logs/verifier/reward.txt' &)\n", 0.0),
+], ids=["slow-exit", "late-forger"])
+def test_stragglers_of_the_verifier_neither_fail_nor_forge_it(tmp_path, test_sh, want):
+    root = tmp_path / "t"
+    files = {"task.toml": "", "instruction.md": "x",
+             "environment/Dockerfile": "FROM debian:bookworm\nWORKDIR /app\n",
+             "tests/test.sh": "#!/bin/bash\n" + test_sh}
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    env = TerminalEnv(root, split="all")
+    try:
+        env.reset(options={"index": 0})
+        reward, info = submit(env)
+        assert reward == want, info
+    finally:
+        env.close()
