@@ -94,6 +94,10 @@ class TrainConfig:
     (FSDP2: weights, gradients and optimizer state sharded over the ranks)."""
     gradient_checkpointing: bool = False
     """Recompute activations in the backward pass (less memory, about 30% slower)."""
+    host_malloc_threshold_kb: int = 0
+    """Blocks of this many KiB and more are ``mmap``-ed and given back to the OS when freed
+    (glibc's ``mallopt``, :mod:`agentgym.trainers.host_memory`); 0 keeps glibc's own rising
+    threshold, under which freed activations stay resident. 1024 is a good value on a CPU."""
 
     # -- rollouts ------------------------------------------------------------------------------
     steps: int = 30
@@ -402,7 +406,7 @@ NON_NEGATIVE = ("eval_every", "eval_tasks", "eval_samples", "save_every",
                 "keep_checkpoints", "warmup_steps", "max_refill_rounds", "kl_coef", "tis_cap",
                 "torch_threads", "weight_decay", "max_grad_norm", "loss_max_length",
                 "staleness_eta", "dars_max_group_size", "dart_buffer", "partial_rollouts",
-                "summary_budget")
+                "summary_budget", "host_malloc_threshold_kb")
 """Fields that must be 0 or more (0 usually means off or the default)."""
 
 

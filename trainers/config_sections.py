@@ -41,7 +41,7 @@ SECTIONS: dict[str, tuple[str, ...]] = {
                   "decoupled_ppo", "behav_weight_mode", "overlong_buffer", "ppo_epochs"),
     "learner": ("lr", "weight_decay", "adam_betas", "lr_schedule", "warmup_steps",
                 "max_grad_norm", "micro_batch_size", "logprobs", "share_prompt",
-                "gradient_checkpointing"),
+                "gradient_checkpointing", "host_malloc_threshold_kb"),
     "async": ("async_rollouts", "staleness_eta", "partial_rollouts", "max_version_lag"),
     "bc": ("expert_data", "expert_failures", "bc_steps", "bc_lr", "bc_batch_size",
            "bc_optimizer", "patch_threshold", "patch_mode", "semi_gamma", "semi_w_episode",

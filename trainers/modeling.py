@@ -18,6 +18,7 @@ from agentgym import ConfigError, MissingExtra, load_entry_point
 from agentgym.settings import resolve_device
 
 from .config import TrainConfig
+from .host_memory import fix_mmap_threshold
 from .parts import HasModelConfig, HasPadToken
 
 logger = logging.getLogger(__name__)
@@ -80,6 +81,7 @@ def apply_lora(model: Any, cfg: TrainConfig) -> Any:
 
 def build_model(cfg: TrainConfig, device: torch.device) -> tuple[Any, Any, torch.dtype]:
     """Load the model to train (LoRA-wrapped when asked) and its tokenizer."""
+    fix_mmap_threshold(cfg.host_malloc_threshold_kb)  # before the weights: they are blocks too
     dtype = pick_dtype(cfg.dtype, device)
     model, tokenizer = load_base(cfg, device, dtype)
     if cfg.lora:
