@@ -27,13 +27,7 @@ class DockerLiveShell(LiveShell):
     nproc = False  # uid 65534 is shared with every other container: the pids limit counts
 
     def __init__(self, shell: DockerShell, state: bytes, owner: object = None) -> None:
-        self.shell = shell  # type: ignore[assignment]
-        self.owner = owner
-        self.limits = shell.limits
-        self._snap: bytes | None = None
-        self._oom = 0
-        self._dead = ""
-        self._buf = bytearray()
+        self._bind(shell, owner)
         self._pending = b""
         self._cgroup = None
         self._errlog = tempfile.TemporaryFile()

@@ -56,7 +56,8 @@ class LiveShell:
     """Whether commands get ``RLIMIT_NPROC`` (per uid: right in a user namespace of its own,
     wrong in a container sharing the host's uid 65534 with other containers)."""
 
-    def __init__(self, shell: BubblewrapShell, state: bytes, owner: object = None) -> None:
+    def _bind(self, shell: Any, owner: object) -> None:
+        """The fields every backend's live shell starts with."""
         self.shell = shell
         self.owner = owner
         """Who closes it (a forked env's copy shares the reference but not the ownership)."""
@@ -65,6 +66,9 @@ class LiveShell:
         self._oom = 0
         self._dead = ""
         self._buf = bytearray()
+
+    def __init__(self, shell: BubblewrapShell, state: bytes, owner: object = None) -> None:
+        self._bind(shell, owner)
         # The tmpfs mounts (the roots, the scratch dirs, /work) live in RAM, charged to this
         # cgroup: they get a budget of their own on top of the processes' memory_mb, so that an
         # agent filling its disk cannot leave PID 1 without memory (a dead sandbox = an abort).
