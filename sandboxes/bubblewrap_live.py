@@ -233,6 +233,13 @@ class LiveShell:
         """Whether the sandbox still runs."""
         return not self._dead and self.proc.poll() is None
 
+    def __del__(self) -> None:
+        # a forked env dropped without close() must not leave its sandbox and cgroup running
+        try:
+            self.close()
+        except Exception:  # at interpreter exit the modules close() needs may be gone
+            pass
+
     def close(self) -> None:
         """Kill the sandbox and everything in it (idempotent)."""
         self._dead = self._dead or "closed"

@@ -105,6 +105,21 @@ def test_a_forks_files_are_its_own(env):
     assert env._live.alive  # closing the child left the parent's sandbox alone
 
 
+def test_a_fork_dropped_without_close_leaves_no_sandbox(env):
+    """A tree search drops branches: a forked env collected unclosed kills its sandbox (and
+    frees its cgroup), and the parent's stays."""
+    import gc
+
+    child = env.fork_clone()
+    bash(child, "true")
+    pid = child._live.proc.pid
+    del child
+    gc.collect()
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+    assert env._live is None or env._live.alive
+
+
 def test_the_fork_contract_holds():
     made = agentgym.make("terminal/easy-test-v0", command_timeout_s=5)
     try:
