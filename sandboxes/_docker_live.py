@@ -18,7 +18,7 @@ import time
 from ._docker_exec import _HEADER, _raw_socket
 from ._docker_pool import owner_labels
 from ._docker_session import UID, DockerShell
-from .bubblewrap_live import INIT, START_S, LiveShell, SandboxGone
+from .bubblewrap_live import INIT, LiveShell, SandboxGone
 
 
 class DockerLiveShell(LiveShell):
@@ -48,12 +48,7 @@ class DockerLiveShell(LiveShell):
         except Exception as e:  # the engine refused: not the agent's doing
             self.close()
             raise SandboxGone(f"cannot start the container: {type(e).__name__}: {e}") from None
-        self._answer(START_S)
-        if state:
-            head, _ = self._request({"op": "load", "n": len(state)}, state, START_S + 30)
-            if not head.get("ok"):
-                self.close()
-                raise SandboxGone(f"could not load the state: {head.get('error', '')[-300:]}")
+        self._started(state)
 
     def _send(self, data: bytes) -> None:
         self._sock.sendall(data)

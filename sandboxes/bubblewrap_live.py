@@ -108,6 +108,10 @@ class LiveShell:
         self._out = self.proc.stdout.fileno()
         if self._cgroup is not None:
             shell._enter_cgroup(self._cgroup, info_r, block_w, time.monotonic() + START_S)
+        self._started(state)
+
+    def _started(self, state: bytes) -> None:
+        """Wait for PID 1's greeting, then load the starting files (every backend)."""
         self._answer(START_S)
         if state:
             head, _ = self._request({"op": "load", "n": len(state)}, state, START_S + 30)
