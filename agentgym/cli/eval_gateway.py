@@ -14,7 +14,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,6 @@ from ..policies.base import Policy
 from ..policies.loader import load_policy
 from ..registry import spec
 from ..rollout.limits import resolve_max_turns
-from ..rollout.metrics import per_task, summarize
 from ..rollout.trajectory import Trajectory
 
 SERVICE = "gateway-eval"
@@ -69,7 +67,7 @@ def run_gateway_eval(config: GatewayEval, out: Path | None = None, policy: Polic
 
     ``on_start`` gets the number of episodes once the tasks are chosen."""
     from ..plugins import get_registry
-    from ..rollout.evaluate import end_reasons, select_tasks
+    from ..rollout.evaluate import eval_results, select_tasks
 
     env_spec = spec(config.env_id)
     max_turns = resolve_max_turns(config.max_turns, env_spec.max_turns)
@@ -103,23 +101,12 @@ def run_gateway_eval(config: GatewayEval, out: Path | None = None, policy: Polic
     finally:
         if policy is None:
             the_policy.close()
-    metrics = summarize(trajs, 1)
-    metrics["wall_s"] = wall
-    from .. import __version__
-
-    results = {
-        "agentgym_version": __version__,
-        "created": datetime.now(UTC).isoformat(timespec="seconds"),
-        "config": {"env_id": env_spec.id, "policy": config.policy, "split": config.split,
-                   "n": config.n, "k": 1, "seed": config.seed, "temperature": 0.0,
-                   "max_turns": max_turns, "max_new_tokens": config.max_new_tokens,
-                   "max_tokens": config.max_tokens, "env_kwargs": config.env_kwargs,
-                   "rollout_source": "gateway", "gateway": config.gateway},
-        "policy": described,
-        "metrics": metrics,
-        "per_task": per_task(trajs),
-        "end_reasons": end_reasons(trajs),
-    }
+    results = eval_results(
+        {"env_id": env_spec.id, "policy": config.policy, "split": config.split, "n": config.n,
+         "k": 1, "seed": config.seed, "temperature": 0.0, "max_turns": max_turns,
+         "max_new_tokens": config.max_new_tokens, "max_tokens": config.max_tokens,
+         "env_kwargs": config.env_kwargs, "rollout_source": "gateway",
+         "gateway": config.gateway}, described, trajs, 1, wall)
     if out is not None:
         from ..rollout.report import write_results
         from ..rollout.store import TrajectoryStore

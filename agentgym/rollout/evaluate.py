@@ -302,26 +302,34 @@ async def _run(
         trajs = fresh
     wanted = {(r.task_id, r.sample_idx) for r in requests}
     trajs = [t for t in trajs if (t.task_id, t.sample_idx) in wanted]
-    metrics = summarize(trajs, config.k)
-    metrics["wall_s"] = wall
-    metrics["engine"] = engine.stats.to_dict()
-    from .. import __version__
-
-    results = {
-        "agentgym_version": __version__,
-        "created": datetime.now(UTC).isoformat(timespec="seconds"),
-        "config": {**asdict(config), "env_id": env_id, "temperature": settings["temperature"],
-                   "max_turns": settings["max_turns"]},
-        "policy": the_policy.describe(),
-        "metrics": metrics,
-        "per_task": per_task(trajs),
-        "end_reasons": end_reasons(trajs),
-    }
+    results = eval_results(
+        {**asdict(config), "env_id": env_id, "temperature": settings["temperature"],
+         "max_turns": settings["max_turns"]},
+        the_policy.describe(), trajs, config.k, wall, engine=engine.stats.to_dict())
     if out is not None:
         from .report import write_results
 
         write_results(out, results, trajs)
     return results
+
+
+def eval_results(config: dict[str, Any], policy: dict[str, Any], trajs: list[Trajectory],
+                 k: int, wall_s: float, **metrics: Any) -> dict[str, Any]:
+    """The results of an evaluation as ``results.json`` holds them (every eval path)."""
+    from .. import __version__
+
+    summary = summarize(trajs, k)
+    summary["wall_s"] = wall_s
+    summary.update(metrics)
+    return {
+        "agentgym_version": __version__,
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        "config": config,
+        "policy": policy,
+        "metrics": summary,
+        "per_task": per_task(trajs),
+        "end_reasons": end_reasons(trajs),
+    }
 
 
 def end_reason(traj: Trajectory) -> str:
@@ -350,5 +358,5 @@ def run_eval(config: EvalConfig, **kwargs: Any) -> dict[str, Any]:
 
 
 __all__ = ["EvalConfig", "arun_eval", "build_requests", "check_backend", "check_resume",
-           "clear_outputs", "end_reason", "end_reasons", "refuse_existing", "run_eval",
-           "run_settings", "sample_ids", "select_tasks"]
+           "clear_outputs", "end_reason", "end_reasons", "eval_results", "refuse_existing",
+           "run_eval", "run_settings", "sample_ids", "select_tasks"]
