@@ -5,10 +5,10 @@ that it raises, up to 32 MiB, each time such a block is freed; below it, blocks 
 heap, whose freed space stays in the process. An update frees and re-allocates the same
 activations and gradients every micro-batch, and decoding grows its KV cache step by step, so
 once the threshold has risen the process's resident memory keeps the high-water mark of every
-freed block it ever had: on a 135M model's update at 4 x 1,500 tokens the peak resident memory
-rose 2.48 GiB over the weights and optimizer state where the live tensors needed about 0.5 GiB
-(``benchmarks/update_memory.py --host-malloc``). Fixing the threshold (``mallopt``) keeps blocks
-of that size and more in ``mmap``, so what is freed is returned at once.
+freed block it ever had. Fixing the threshold (``mallopt``) keeps blocks of that size and more
+in ``mmap``, so what is freed is returned at once: on a 135M model's update at 4 x 1,500 tokens
+the peak resident memory fell from 5.06 to 2.99 GiB, the update 1.33x slower
+(``benchmarks/host_malloc.py``, docs/training.md).
 """
 
 from __future__ import annotations
