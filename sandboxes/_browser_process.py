@@ -69,7 +69,8 @@ def browser_processes(root_pid: int | None = None) -> Counter[str]:
     Every process whose command line carries the pool's :data:`MARKER` switch (a browser) or
     descends from one (its renderers, zygotes, GPU and utility processes), under ``root_pid``
     (default: this process). Types are Chromium's ``--type=`` switch, ``browser`` for the main
-    process, and ``utility:<sub-type>`` for utility processes; zombies count as ``zombie``.
+    process, ``utility:<sub-type>`` for utility processes and ``other`` for a descendant with no
+    type (a helper, or a process a zygote is forking); zombies count as ``zombie``.
     ``sum(browser_processes().values())`` is the figure a soak samples.
     """
     import psutil
@@ -94,8 +95,10 @@ def browser_processes(root_pid: int | None = None) -> Counter[str]:
                 zombie = proc.status() == psutil.STATUS_ZOMBIE
             except psutil.Error:
                 continue
-            kind = next((a.split("=", 1)[1] for a in cmd if a.startswith("--type=")),
-                        "browser")
+            # the main process is the browser; a descendant without --type= is a helper, or a
+            # child a zygote has just forked that has no command line yet (never a browser)
+            untyped = "browser" if proc is main else "other"
+            kind = next((a.split("=", 1)[1] for a in cmd if a.startswith("--type=")), untyped)
             if kind == "utility":
                 kind += ":" + next((a.split("=", 1)[1] for a in cmd
                                     if a.startswith("--utility-sub-type=")), "")
