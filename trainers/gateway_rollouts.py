@@ -62,10 +62,11 @@ from agentgym.gateway import (
     minimal_env,
 )
 from agentgym.policies import Policy
-from agentgym.rollout import EpisodeReturn, Trajectory
+from agentgym.rollout import Trajectory
 
 from .config import ConfigError, TrainConfig
 from .distributed import DistInfo, all_sum
+from .gateway_replay import replay_reward
 from .rollouts import RolloutResult
 
 logger = logging.getLogger(__name__)
@@ -287,28 +288,20 @@ class GatewayRollouts:
             return f"{what} exited with status {proc.returncode}: {tail}", tail
         return "", tail
 
-    def _reward(self, traj: Trajectory, task_id: str, split: str) -> tuple[float, dict[str, Any]]:
-        """The episode's reward from the env replay or the reward function."""
+    def _reward(self, traj: Trajectory, task_id: str,
+                split: str) -> tuple[float, dict[str, Any], str]:
+        """The episode's reward from the env replay or the reward function, and the reason the
+        replay itself failed (empty when it did not: the episode is then aborted, not 0)."""
         if self._reward_fn is not None:
             try:
-                return float(self._reward_fn(traj, task_id)), {}
+                return float(self._reward_fn(traj, task_id)), {}, ""
             except Exception as e:  # fails closed: 0, the reason kept on the trajectory
                 logger.exception("gateway reward function failed; the episode scores 0")
                 return 0.0, {"success": False,
-                             "reward_fn_error": f"{type(e).__name__}: {e}"[:500]}
-        env = agentgym.make(self.cfg.env, split=split, max_turns=self.max_turns,
-                            **self.cfg.env_kwargs)
-        try:
-            env.reset(options={"task_id": task_id})
-            returns, info = EpisodeReturn(), dict[str, Any]()
-            for text in traj.info.get("gateway", {}).get("texts", []):  # the model's own turns
-                _, reward, terminated, truncated, info = env.step(text)
-                returns.add(reward)
-                if terminated or truncated:
-                    break
-            return returns.total, dict(info or {})
-        finally:
-            env.close()
+                             "reward_fn_error": f"{type(e).__name__}: {e}"[:500]}, ""
+        texts = traj.info.get("gateway", {}).get("texts", [])  # the model's own turns
+        return replay_reward(self.cfg.env, {**self.cfg.env_kwargs, "split": split,
+                                            "max_turns": self.max_turns}, task_id, texts)
 
     def _episode(self, task_id: str, sample: int, group: str, split: str) -> list[Trajectory]:
         episode = f"{group.replace(':', '-').replace('/', '-')}-{sample}-{secrets.token_hex(4)}"
@@ -320,10 +313,12 @@ class GatewayRollouts:
         elif not reason:
             posted = trajs[0].reward
             for t in trajs:  # each branch scored on its own turns, never on another branch's
-                reward, info = ((posted, dict[str, Any]()) if self.settings.reward == "posted"
-                                else self._reward(t, task_id, split))
+                reward, info, failed = ((posted, dict[str, Any](), "")
+                                        if self.settings.reward == "posted"
+                                        else self._reward(t, task_id, split))
                 t.reward, t.step_rewards, t.terminated = reward, [reward], True
                 t.info = {**info, **t.info}
+                reason = reason or (f"reward replay: {failed}"[:500] if failed else "")
         for t in trajs:
             t.task_id, t.sample_idx, t.group_id, t.env_id = task_id, sample, group, self.cfg.env
             if reason:

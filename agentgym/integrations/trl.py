@@ -10,7 +10,9 @@ asks the environment for the reward. :func:`trl_environment` builds such a class
 - one method per env tool, with the tool's typed signature and a Google-style docstring (TRL reads
   both to render the tool schema); a call is one env ``step`` with that tool call, and returns the
   observation text (errors too: a bad call is the model's mistake, shown to it);
-- ``get_reward()``: the sum of the episode's rewards (0 until the episode scores).
+- ``get_reward()``: the sum of the episode's rewards (0 until the episode scores), or None for an
+  episode an infrastructure failure aborted (a dead env server, a crashed sandbox: the tool call
+  says so and ends the episode), which TRL leaves out rather than scoring as the model's failure.
 
 :func:`trl_dataset` gives the matching training set: one row per task with the env's
 instructions as the prompt and the ``task_id`` column. TRL is imported lazily
@@ -91,29 +93,48 @@ class TRLEnvironment:
         self.reward = 0.0
         self.done = True
         self.turns = 0
+        self.aborted = ""
+        """Why the episode was aborted (an infrastructure failure, never the model's), or ""."""
+        self.returns = EpisodeReturn()
 
     def reset(self, **row: Any) -> str:
         """Start the episode of a dataset row (its ``task_id`` or ``seed``); returns the task."""
         options = {"task_id": str(row["task_id"])} if row.get("task_id") is not None else {}
         seed = row.get("seed")
-        obs, _ = self.env.reset(seed=int(seed) if seed is not None else None, options=options)
-        self.reward, self.done, self.turns = 0.0, False, 0
+        self.reward, self.done, self.turns, self.aborted = 0.0, False, 0, ""
         self.returns = EpisodeReturn()  # the one place an episode's return is summed
+        try:
+            obs, _ = self.env.reset(seed=int(seed) if seed is not None else None,
+                                    options=options)
+        except Exception as e:  # the env could not start: no task, no score
+            return "\n\n" + self._abort(f"env reset failed: {type(e).__name__}: {e}")
         return "\n\n" + str(obs["text"])
+
+    def _abort(self, reason: str) -> str:
+        """End the episode as aborted (``get_reward`` is then None: TRL ignores the sample)."""
+        self.done, self.aborted, self.reward = True, reason[:500], 0.0
+        return f"Error: the environment failed ({self.aborted}); the episode has ended."
 
     def _call(self, name: str, arguments: dict[str, Any]) -> str:
         if self.done:
             return "Error: the episode has ended; no more tool calls are accepted."
         args = {k: v for k, v in arguments.items() if v is not None}
-        obs, reward, terminated, truncated, _ = self.env.step([ToolCall(name, args)])
+        try:
+            obs, reward, terminated, truncated, info = self.env.step([ToolCall(name, args)])
+        except Exception as e:  # a step never raises on bad input: the env itself failed
+            return self._abort(f"env step failed: {type(e).__name__}: {e}")
         self.turns += 1
+        if info.get("aborted"):  # the env reported an infrastructure failure
+            return self._abort(f"infrastructure: {info.get('abort_reason', '')}")
         self.reward = self.returns.add(reward)
         self.done = bool(terminated or truncated)
         return str(obs["text"])
 
-    def get_reward(self) -> float:
-        """The episode's total reward so far (TRL calls this once per rollout)."""
-        return self.reward
+    def get_reward(self) -> float | None:
+        """The episode's total reward so far (TRL calls this once per rollout); None when the
+        episode was aborted by an infrastructure failure, which TRL turns into NaN and leaves
+        out of the rewards rather than scoring it as the model's failure."""
+        return None if self.aborted else self.reward
 
 
 def trl_environment(env_id: str, **env_kwargs: Any) -> type[TRLEnvironment]:

@@ -32,14 +32,16 @@ from __future__ import annotations
 
 import functools
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..env import AgentEnv
-from ..errors import MissingExtra
+from ..errors import MissingExtra, PolicyError
+from ..policies.base import EpisodeContext, Generation, Policy, SamplingParams
+from ..policies.chat import ChatFormat
 from ..registry import make
-from ..rollout.returns import EpisodeReturn
-from ..toolcalls import parse_tool_calls
+from ..rollout.episode import Episode, EpisodeRequest, RolloutConfig
+from ..rollout.workers import LocalEnvWorker
 
 
 @dataclass
@@ -64,8 +66,60 @@ def _token_output(out: Any) -> tuple[list[int], list[float] | None]:
     return ids, [float(x) for x in logprobs] if logprobs is not None else None
 
 
+class _LoopChatFormat(ChatFormat):
+    """The episode's ids as verl's own tool agent loop builds them: where a chat template
+    rewrites earlier turns (Qwen3 drops past thinking), a new message is rendered alone with the
+    generation prompt rather than refused. The record stays exact: it is what the model saw."""
+
+    def message_text(self, message: dict[str, Any]) -> str:
+        """Template text of ``message`` alone, followed by the generation prompt."""
+        try:
+            return super().message_text(message)
+        except PolicyError:
+            return self._render(self._plain([message]), generation_prompt=True)
+
+
+class _ServerPolicy(Policy):
+    """verl's server manager as a policy: each turn is generated from the episode's exact ids
+    with verl's own sampling parameters (the server decides the length)."""
+
+    name = "verl"
+
+    def __init__(self, server_manager: Any, tokenizer: Any, sampling_params: dict[str, Any],
+                 request_id: str) -> None:
+        super().__init__()
+        self.server_manager, self.tokenizer = server_manager, tokenizer
+        self.sampling_params, self.request_id = sampling_params, request_id
+        self.all_logprobs = True
+        """Whether the server returned log-probs with every turn so far."""
+
+    def chat_format(self) -> ChatFormat:
+        """Ids built as verl's tool agent loop builds them (:class:`_LoopChatFormat`)."""
+        return _LoopChatFormat(self.tokenizer)
+
+    async def agenerate(self, messages: list[dict[str, Any]], *,
+                        tools: list[dict[str, Any]] | None = None, sampling: SamplingParams,
+                        prompt_token_ids: list[int] | None = None,
+                        episode: EpisodeContext | None = None) -> Generation:
+        """One turn from verl's server on ``prompt_token_ids``."""
+        out = await self.server_manager.generate(
+            self.request_id, prompt_ids=list(prompt_token_ids or []),
+            sampling_params=self.sampling_params)
+        ids, lps = _token_output(out)
+        self.all_logprobs = self.all_logprobs and lps is not None
+        text = self.tokenizer.decode(ids, skip_special_tokens=True)
+        return Generation(text=text, token_ids=ids, logprobs=lps, prompt_token_ids=prompt_token_ids)
+
+
 class AgentgymLoop:
     """The agent loop for one agentgym episode, independent of verl's classes.
+
+    The episode runs through the project's one episode driver
+    (:class:`~agentgym.rollout.episode.Episode`), with verl's server manager as its policy: the
+    same exact-token record, return, turn limit, truncation and failure handling as the engine's
+    episodes. An infrastructure failure (a dead env server, a crashed sandbox) or a timeout ends
+    the episode ``aborted`` with reward 0; ``extra_fields["aborted"]`` and ``["reason"]`` say so,
+    so a verl user can drop the sample rather than train on it as the model's failure.
 
     Args:
         server_manager: Has ``async generate(request_id, *, prompt_ids, sampling_params)``.
@@ -73,92 +127,52 @@ class AgentgymLoop:
         max_turns: Turn limit of the envs :meth:`make_env` makes (None: the env spec's); the
             loop itself counts no turns: the env's :class:`~agentgym.TurnLimit` ends episodes.
         response_length: Cap on response tokens (generated plus environment tokens).
+        config: Timeouts and the rest of the episode's limits (defaults: an hour per episode,
+            generous per-turn limits for large models).
     """
 
     def __init__(
         self, server_manager: Any, tokenizer: Any, *, max_turns: int | None = None,
-        response_length: int = 2048,
+        response_length: int = 2048, config: RolloutConfig | None = None,
     ) -> None:
         self.server_manager = server_manager
         self.tokenizer = tokenizer
         self.max_turns = max_turns
         self.response_length = response_length
+        base = config or RolloutConfig(episode_timeout_s=3600.0, policy_timeout_s=1800.0,
+                                       env_timeout_s=600.0)
+        self.config = replace(base, max_tokens=max(base.max_tokens, 1 << 30),
+                              max_response_tokens=response_length, render_tools=True)
 
     def make_env(self, env_id: str) -> AgentEnv:
         """``agentgym.make(env_id)`` with this loop's turn limit (make decides and enforces it)."""
         return make(env_id, max_turns=self.max_turns)
 
-    def _render(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
-                generation_prompt: bool) -> list[int]:
-        ids = self.tokenizer.apply_chat_template(
-            messages, tools=tools or None, add_generation_prompt=generation_prompt, tokenize=True
-        )
-        if not isinstance(ids, list):  # transformers >= 5 returns a BatchEncoding
-            ids = ids["input_ids"]
-        return [int(t) for t in ids]
-
-    def _observation_ids(self, messages: list[dict[str, Any]], obs_message: dict[str, Any],
-                         tools: list[dict[str, Any]] | None) -> list[int]:
-        """Tokens the template adds for ``obs_message`` and the next generation prompt."""
-        before = self._render(messages, tools, False)
-        after = self._render([*messages, obs_message], tools, True)
-        if after[: len(before)] == before:
-            return after[len(before):]
-        return self._render([obs_message], None, True)  # template not prefix-preserving
-
     async def run(self, env: AgentEnv, sampling_params: dict[str, Any], *,
                   task_id: str | None = None, seed: int | None = None) -> LoopResult:
         """Play one episode of ``env`` (made by :func:`agentgym.make`, so turn-limited) with the
         served model; returns the token record."""
-        options = {"task_id": str(task_id)} if task_id is not None else {}
-        obs, _ = await env.areset(seed=seed, options=options)
-        toolset = getattr(env, "tools", None)
-        tools = toolset.to_openai() if toolset is not None and len(toolset) else None
-        messages: list[dict[str, Any]] = []
-        if env.instructions:
-            messages.append({"role": "system", "content": env.instructions})
-        messages.append({"role": "user", "content": obs["text"]})
-        prompt_ids = self._render(messages, tools, True)
-        response: list[int] = []
-        mask: list[int] = []
-        logprobs: list[float] = []
-        have_logprobs = True
-        returns, turns, ended, reason = EpisodeReturn(), 0, False, "response_length"
-        request_id = uuid.uuid4().hex
-        while not ended and len(response) < self.response_length:
-            out = await self.server_manager.generate(
-                request_id, prompt_ids=prompt_ids + response, sampling_params=sampling_params
-            )
-            ids, lps = _token_output(out)
-            turns += 1
-            response += ids
-            mask += [1] * len(ids)
-            have_logprobs = have_logprobs and lps is not None
-            logprobs += lps if lps is not None else [0.0] * len(ids)
-            text = self.tokenizer.decode(ids, skip_special_tokens=True)
-            messages.append({"role": "assistant", "content": text})
-            _, step_reward, terminated, truncated, _ = result = await env.astep(text)
-            returns.add(step_reward)
-            if terminated or truncated:
-                ended, reason = True, "terminated" if terminated else "truncated"
-                break
-            try:
-                role = "tool" if parse_tool_calls(text) else "user"
-            except Exception:  # malformed calls: the env answered with an error as a user turn
-                role = "user"
-            obs_message = {"role": role, "content": result[0]["text"]}
-            obs_ids = self._observation_ids(messages, obs_message, tools)
-            messages.append(obs_message)
-            response += obs_ids
-            mask += [0] * len(obs_ids)
-            logprobs += [0.0] * len(obs_ids)
-        if len(response) > self.response_length:
-            reason = "response_length" if not ended else reason
-        n = self.response_length
+        policy = _ServerPolicy(self.server_manager, self.tokenizer, sampling_params,
+                               uuid.uuid4().hex)
+        request = EpisodeRequest(task_id=str(task_id) if task_id is not None else None, seed=seed)
+        spec = getattr(env, "spec", None)
+        episode = Episode(request, policy, self.config, env_id=str(getattr(spec, "id", "") or ""))
+        await episode.run(LocalEnvWorker(env))
+        traj = episode.result()
+        n, start = self.response_length, len(traj.prompt_ids)
+        if traj.terminated:
+            reason = "terminated"
+        elif traj.truncated and traj.reason.startswith("token limit"):
+            reason = "response_length"
+        else:
+            reason = "aborted" if traj.aborted else "truncated"
         return LoopResult(
-            prompt_ids=prompt_ids, response_ids=response[:n], response_mask=mask[:n],
-            response_logprobs=logprobs[:n] if have_logprobs else None, reward_score=returns.total,
-            num_turns=len(messages), extra_fields={"end_reason": reason, "model_turns": turns},
+            prompt_ids=list(traj.prompt_ids), response_ids=traj.token_ids[start:][:n],
+            response_mask=traj.loss_mask[start:][:n],
+            response_logprobs=traj.logprobs[start:][:n] if policy.all_logprobs else None,
+            reward_score=traj.reward, num_turns=len(traj.messages),
+            extra_fields={"end_reason": reason, "model_turns": traj.turns,
+                          "aborted": traj.aborted, "reason": traj.reason},
         )
 
 

@@ -95,12 +95,7 @@ class Engine:
         episode.timings["queue_s"] = time.monotonic() - t_queue
         healthy = False
         try:
-            await episode.begin(worker)
-            while not episode.done:
-                gen = await episode.policy_turn()
-                if gen is None:
-                    break
-                await episode.env_turn(gen)
+            await episode.run(worker)
             healthy = not episode.env_failed
         finally:  # cancelled mid-step: the env's state is unknown, replace it
             if healthy:

@@ -63,6 +63,9 @@ class RolloutConfig:
     :data:`agentgym.settings.DEFAULT_MAX_TURNS`); the env's TurnLimit truncates at it."""
     max_tokens: int = 4096
     """Total sequence length (prompt, generated and env tokens); reaching it truncates."""
+    max_response_tokens: int | None = None
+    """Tokens after the first prompt (generated and env), when that is the tighter cap (verl's
+    ``response_length``); None: only ``max_tokens``."""
     episode_timeout_s: float = 600.0
     """Wall-clock limit of one episode; reaching it truncates."""
     env_timeout_s: float = 60.0
@@ -143,6 +146,15 @@ class Episode:
                 coro.close()
             self.timings[clock] += time.monotonic() - t
 
+    @property
+    def token_limit(self) -> int:
+        """The sequence length that truncates this episode: ``max_tokens``, or the first
+        prompt's length plus ``max_response_tokens`` when that is lower."""
+        cfg = self.config
+        if cfg.max_response_tokens is None:
+            return cfg.max_tokens
+        return min(cfg.max_tokens, len(self.traj.prompt_ids) + cfg.max_response_tokens)
+
     def _end(self, *, terminated: bool = False, truncated: bool = False, aborted: bool = False,
              reason: str = "") -> None:
         self.done = True
@@ -175,6 +187,16 @@ class Episode:
 
     # -- phases ------------------------------------------------------------------------------
 
+    async def run(self, worker: EnvWorker) -> None:
+        """Play the whole episode on ``worker``: :meth:`begin`, then policy and env turns until
+        it ends (the engine, verl's agent loop and the gateway's replay drive episodes so)."""
+        await self.begin(worker)
+        while not self.done:
+            gen = await self.policy_turn()
+            if gen is None:
+                break
+            await self.env_turn(gen)
+
     async def begin(self, worker: EnvWorker) -> None:
         """Reset the env and build the first prompt."""
         self.worker = worker
@@ -205,7 +227,7 @@ class Episode:
     def _sampling(self) -> SamplingParams | None:
         cfg, t = self.config, self.traj
         used = len(t.token_ids) if self.chat is not None else sum(t.loss_mask)  # this context
-        remaining = cfg.max_tokens - used
+        remaining = self.token_limit - used
         if remaining < 1:
             return None
         seed = cfg.sampling.seed
@@ -219,7 +241,7 @@ class Episode:
             return None
         sampling = self._sampling()
         if sampling is None:
-            self._end(truncated=True, reason=f"token limit {self.config.max_tokens}")
+            self._end(truncated=True, reason=f"token limit {self.token_limit}")
             return None
         gen = await self._generate(sampling)
         if gen is None:
@@ -305,10 +327,10 @@ class Episode:
             await self._summarise(self.summary, message)
             return
         if self.chat is not None:
-            if len(t.token_ids) + len(delta) >= self.config.max_tokens:
+            if len(t.token_ids) + len(delta) >= self.token_limit:
                 t.final_observation = message["content"]
                 del t.images[len(t.images) - len(message.get("images", ())):]  # never seen
-                self._end(truncated=True, reason=f"token limit {self.config.max_tokens}")
+                self._end(truncated=True, reason=f"token limit {self.token_limit}")
                 return
             self._env_spans[len(t.messages)] = (len(t.token_ids), len(t.token_ids) + len(delta),
                                                 generated)
@@ -343,7 +365,7 @@ class Episode:
     async def _summarise(self, summary: SummaryConfig, message: dict[str, Any]) -> None:
         """Ask for a summary, close the context as a segment, start the next one with the
         task, the summary and the withheld observation ``message``."""
-        t, chat, limit = self.traj, self.chat, self.config.max_tokens
+        t, chat, limit = self.traj, self.chat, self.token_limit
         if len(t.segments) >= summary.max_summaries:
             self._truncate_before(message, f"context budget {summary.budget} reached after "
                                            f"{len(t.segments)} summaries")
@@ -407,6 +429,12 @@ class Episode:
             self._env_spans = {k: ((a + shift, b + shift, g) if a >= end else (a, b, g))
                                for k, (a, b, g) in self._env_spans.items()}
             self._env_spans[i] = (start, start + len(ids), generated)
+
+    def stop(self, reason: str) -> None:
+        """End the episode truncated with ``reason``: its driver has no more turns to play (a
+        replay of recorded turns that ran out before the env ended the episode)."""
+        if not self.done:
+            self._end(truncated=True, reason=reason)
 
     def fork(self, worker: EnvWorker | None, sample_idx: int) -> Episode:
         """A copy of this episode continuing on ``worker`` (a fork of its env) as sample

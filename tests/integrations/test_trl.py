@@ -45,6 +45,26 @@ def test_environment_plays_an_episode_with_the_expert():
     assert "ended" in env.submit(query="SELECT 1")
 
 
+def test_an_env_that_dies_mid_episode_is_left_out_not_scored_as_the_model_failing():
+    from agentgym.errors import InfrastructureError
+
+    env = trl_environment("sql")()
+    task_id = make("sql").unwrapped.task_set.ids()[5]
+    env.reset(prompt=[], task_id=task_id)
+
+    def dead(action):
+        raise InfrastructureError("the database server is gone")
+
+    env.env.step = dead
+    answer = env.execute_sql(query="SELECT 1")
+    assert "the database server is gone" in answer and "ended" in answer and env.done
+    assert env.get_reward() is None  # TRL turns None into NaN and leaves the sample out
+    assert "ended" in env.submit(query="SELECT 1")
+    del env.env.step  # the env works again: a fresh episode starts clean
+    env.reset(prompt=[], task_id=task_id)
+    assert env.get_reward() == 0.0 and not env.aborted
+
+
 def test_dataset_rows_name_tasks():
     ds = trl_dataset("sql", limit=3)
     assert len(ds) == 3 and ds[0]["prompt"][0]["role"] == "user"

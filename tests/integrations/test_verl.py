@@ -63,8 +63,10 @@ async def test_loop_stops_at_the_response_length(tokenizer):
     loop = AgentgymLoop(server, tokenizer, max_turns=5, response_length=150)
     result = await loop.run(env, {}, seed=0)
     env.close()
-    assert len(result.response_ids) == len(result.response_mask) == 150
+    # the episode driver truncates before an observation that would cross the cap
+    assert 100 < len(result.response_ids) == len(result.response_mask) <= 150
     assert result.reward_score == 0.0 and result.extra_fields["end_reason"] == "response_length"
+    assert not result.extra_fields["aborted"]
 
 
 def test_rows_and_missing_verl():
@@ -74,3 +76,23 @@ def test_rows_and_missing_verl():
     if importlib.util.find_spec("verl") is None:
         with pytest.raises(MissingExtra, match="pip install verl"):
             verl_agent_loop_class()
+
+
+async def test_an_infrastructure_failure_aborts_the_sample_rather_than_scoring_it(tokenizer):
+    from agentgym.errors import InfrastructureError
+
+    env = make("sql")
+    task_id = env.unwrapped.task_set.ids()[4]
+    env.reset(options={"task_id": task_id})
+    texts = [call.to_hermes() for call in env_expert_actions(env)]
+
+    async def dead_server(action):
+        raise InfrastructureError("the database server is gone")
+
+    env.astep = dead_server  # the env's backend dies at the first step
+    loop = AgentgymLoop(FakeServerManager(tokenizer, texts), tokenizer, max_turns=5)
+    result = await loop.run(env, {}, task_id=task_id)
+    env.close()
+    assert result.extra_fields["aborted"] and result.extra_fields["end_reason"] == "aborted"
+    assert "the database server is gone" in result.extra_fields["reason"]
+    assert result.reward_score == 0.0 and sum(result.response_mask) > 0
