@@ -144,6 +144,8 @@ class Container:
     host_dir: str | None = None
     """The host directory bind-mounted at :data:`MOUNT` (removed with the container)."""
     idle_since: float = 0.0
+    attached: tuple[Any, ...] = ()
+    """Open streams to the container (a live shell's attach socket), closed with it."""
 
 
 def create_container(client: Any, key: PoolKey) -> Container:
@@ -201,6 +203,9 @@ def create_container(client: Any, key: PoolKey) -> Container:
 
 def remove_container(client: Any, container: Container, *, wait: bool = True) -> None:
     """Stop and delete ``container``; with ``wait=False`` only stop it (auto-remove deletes it)."""
+    for stream in container.attached:
+        with contextlib.suppress(Exception):
+            stream.close()
     with contextlib.suppress(Exception):
         if wait:
             client.api.remove_container(container.id, force=True)
@@ -210,19 +215,30 @@ def remove_container(client: Any, container: Container, *, wait: bool = True) ->
         shutil.rmtree(container.host_dir, ignore_errors=True)
 
 
+def _wait_removed(client: Any, cid: str) -> None:
+    """Until the engine has deleted a killed auto-remove container (at once if it is gone)."""
+    with contextlib.suppress(Exception):
+        client.api.wait(cid, timeout=120, condition="removed")
+
+
 class ContainerPool:
     """Idle containers for one :class:`PoolKey`; hand one out per run, start more on demand.
 
     ``size`` containers are kept warm; capacity is the concurrency the attached sandboxes asked
     for, at most ``max_size``. Idle containers beyond ``size`` are stopped after ``idle_s``.
+    ``create(client)`` starts one container (default: :func:`create_container` for ``key``);
+    :meth:`take` hands containers out for good (never back in the pool) instead of
+    :meth:`acquire`/:meth:`release`.
     """
 
     def __init__(
-        self, client: Any, key: PoolKey, *, size: int = 2, max_size: int = 16,
-        idle_s: float = 60.0,
+        self, client: Any, key: Any, *, size: int = 2, max_size: int = 16,
+        idle_s: float = 60.0, create: Any = None,
     ) -> None:  # fmt: skip
         self.client = client
         self.key = key
+        self._create = create or (lambda c: create_container(c, key))
+        self._remove_wait = False
         self.size = size
         self.max_size = max(1, max_size)
         self.idle_s = idle_s
@@ -303,7 +319,7 @@ class ContainerPool:
     def _spawn(self) -> None:
         container: Container | None = None
         try:
-            container = create_container(self.client, self.key)
+            container = self._create(self.client)
         except Exception as e:
             logger.warning("could not start a sandbox container: %s", e)
             error = f"{type(e).__name__}: {e}"
@@ -318,7 +334,7 @@ class ContainerPool:
                 self._idle.append(container)
             self._cond.notify_all()
         if container is not None and closed:
-            remove_container(self.client, container, wait=False)
+            remove_container(self.client, container, wait=self._remove_wait)
 
     def acquire(self, timeout: float = 300.0) -> Container:
         """Take an idle container, starting one if this caller would otherwise wait for none.
@@ -364,9 +380,71 @@ class ContainerPool:
         if self._waiting or self.live < self.size:
             self._spawn_async()
 
-    def close(self) -> None:
-        """Stop every container of the pool in parallel (the engine deletes them)."""
+    def take(self, timeout: float = 300.0) -> Container:
+        """Take a container for good: an idle one, else one being started that no other caller
+        waits for, else one started now on the caller's thread (past the capacity: a fork never
+        waits on another episode's container). Then a spare is started in the background, within
+        the capacity. Give it back with :meth:`discard`; raises what starting one
+        raised, or :class:`SandboxError` when closed."""
         with self._cond:
+            self._waiting += 1
+            try:
+                self._cond.wait_for(lambda: self._idle or self._closed
+                                    or self._creating < self._waiting, timeout=timeout)
+                if self._closed:
+                    raise SandboxError("the container pool is closed")
+                container = self._idle.pop(0) if self._idle else None
+                if container is not None:
+                    self._busy[container.id] = container
+            finally:
+                self._waiting -= 1
+        if container is None:
+            container = self._create(self.client)
+            with self._cond:
+                closed = self._closed
+                if not closed:
+                    self._busy[container.id] = container
+            if closed:
+                remove_container(self.client, container)
+                raise SandboxError("the container pool is closed")
+        self._spawn_async()
+        return container
+
+    def discard(self, container: Container) -> None:
+        """A taken container is done: killed now (every process in it ends before this
+        returns), deleted by the engine (auto-remove) while the next episode runs; closing the
+        pool waits for the deletions."""
+        remove_container(self.client, container, wait=False)
+        with self._cond:
+            self._busy.pop(container.id, None)
+            refill = not self._idle and not self._creating
+            closed = self._closed
+            self._cond.notify_all()
+        if closed:
+            remove_container(self.client, container)
+            return
+        self._bg.submit(_wait_removed, self.client, container.id)
+        if refill:
+            self._spawn_async()
+
+    def wait_idle(self, count: int = 1, timeout: float = 300.0) -> bool:
+        """Wait until ``count`` containers are idle (started, not taken); False on timeout or
+        when none is being started any more."""
+        with self._cond:
+            return self._cond.wait_for(
+                lambda: len(self._idle) >= count or self._closed
+                or not self._creating, timeout=timeout) and len(self._idle) >= count
+
+    def idle_ids(self) -> list[str]:
+        """The ids of the idle containers (for tests and diagnostics)."""
+        with self._cond:
+            return [c.id for c in self._idle]
+
+    def close(self, wait: bool = False) -> None:
+        """Stop every container of the pool in parallel (the engine deletes them); with
+        ``wait`` each is deleted before this returns."""
+        with self._cond:
+            self._remove_wait = wait
             self._closed = True
             doomed = self._idle + list(self._busy.values())
             self._idle, self._busy = [], {}
@@ -374,7 +452,7 @@ class ContainerPool:
         # Plain threads: at interpreter exit (atexit) executors accept no new work.
         stoppers = [
             threading.Thread(target=remove_container, args=(self.client, c),
-                             kwargs={"wait": False}, daemon=True)
+                             kwargs={"wait": wait}, daemon=True)
             for c in doomed
         ]  # fmt: skip
         for thread in stoppers:
@@ -386,21 +464,37 @@ class ContainerPool:
             self.client.close()
 
 
-_POOLS: dict[PoolKey, ContainerPool] = {}
+_POOLS: dict[Any, ContainerPool] = {}
 _POOLS_LOCK = threading.Lock()
 
 
-def get_pool(client_factory: Any, key: PoolKey, size: int, max_size: int) -> ContainerPool:
+def get_pool(client_factory: Any, key: Any, size: int, max_size: int,
+             **options: Any) -> ContainerPool:
     """The process-wide pool for ``key``, created on first use with its own client.
 
-    ``client_factory`` makes the pool's Docker client (sandboxes close their own clients).
+    ``client_factory`` makes the pool's Docker client (sandboxes close their own clients);
+    ``options``: :class:`ContainerPool`'s (``create``, ``idle_s``).
     """
     with _POOLS_LOCK:
         pool = _POOLS.get(key)
         if pool is None:
             pool = _POOLS[key] = ContainerPool(client_factory(), key, size=size,
-                                               max_size=max_size)  # fmt: skip
+                                               max_size=max_size, **options)  # fmt: skip
         return pool
+
+
+def detach_pool(key: Any, concurrency: int) -> None:
+    """A user of ``key``'s pool leaves; the last one out closes it, every container deleted
+    before this returns."""
+    with _POOLS_LOCK:
+        pool = _POOLS.get(key)
+        if pool is None:
+            return
+        pool.detach(concurrency)
+        if pool._demand > 0:
+            return
+        del _POOLS[key]
+    pool.close(wait=True)
 
 
 def shutdown_pools() -> None:

@@ -136,20 +136,41 @@ BubblewrapSession = TarSession
 
 class DockerSession(TarSession):
     """The same over a locked-down container per session (``sandboxes/_docker_session``); the
-    packages of the Dockerfile's ``apt-get install`` lines must be in ``image``."""
+    packages of the Dockerfile's ``apt-get install`` lines must be in ``image``. ``warm``:
+    episode containers started ahead per image and settings (0: each started on demand)."""
 
     backend = "docker"
+
+    def __init__(self, task: HarborTask, limits: Limits, allow_base: tuple[str, ...] = (),
+                 image: str | None = None, shared: dict[Any, Any] | None = None,
+                 hide: tuple[str, ...] = (), warm: int = 1) -> None:
+        self.warm = max(0, int(warm))
+        super().__init__(task, limits, allow_base, image, shared, hide)
+        self._pool()  # the first episode's container starts now, in the background
+
+    def _pool(self) -> Any:
+        """The warm pool of this session's live containers (joined once per env and
+        settings: the lease is closed with the env's shared containers), or None."""
+        if not self.warm:
+            return None
+        from agentgym.sandboxes._docker_live import LiveKey, WarmLease
+
+        shell = self._shell(None)
+        key = ("warm", LiveKey.of(shell))
+        if key not in self.shared:
+            self.shared[key] = WarmLease(shell, spares=self.warm)
+        return self.shared[key].pool
 
     def _check_packages(self, task: HarborTask, plan: BuildPlan) -> None:
         pass  # checked inside the image by the build (see _build)
 
     def open_live(self, state: bytes, owner: object = None) -> Any:
-        """A container of its own for the episode, ``state`` loaded, whose PID 1 serves its
-        commands (``sandboxes/_docker_live``); the env's shared container still builds and
-        runs the verifier."""
+        """A container of its own for the episode (from the warm pool: started ahead, used
+        once), ``state`` loaded, whose PID 1 serves its commands (``sandboxes/_docker_live``);
+        the env's shared container still builds and runs the verifier."""
         from agentgym.sandboxes._docker_live import DockerLiveShell
 
-        return DockerLiveShell(self._shell(None), state, owner=owner)
+        return DockerLiveShell(self._shell(None), state, owner=owner, pool=self._pool())
 
     def _new_shell(self, env: dict[str, str]) -> Any:
         from agentgym.sandboxes._docker_session import DEFAULT_IMAGE, DockerShell
@@ -226,16 +247,18 @@ BACKENDS = ("bubblewrap", "docker")
 
 def open_session(task: HarborTask, backend: str, limits: Limits,
                  allow_base: tuple[str, ...] = (), image: str | None = None,
-                 shared: dict[Any, Any] | None = None, hide: tuple[str, ...] = ()) -> Session:
+                 shared: dict[Any, Any] | None = None, hide: tuple[str, ...] = (),
+                 warm: int = 1) -> Session:
     """A session of ``task`` on ``backend``; raises :class:`TaskError` for a task the backend
     cannot run and ``SandboxUnavailable`` for a backend missing here. ``hide``: host folders
-    (besides the task's own) its commands must not see, such as the folder of tasks."""
+    (besides the task's own) its commands must not see, such as the folder of tasks; ``warm``:
+    the docker backend's episode containers started ahead (0: on demand)."""
     if task.allow_internet:
         logger.info("task %s allows internet; the %s backend has none", task.name, backend)
     if backend == "bubblewrap":
         return TarSession(task, limits, allow_base, hide=hide)
     if backend == "docker":
-        return DockerSession(task, limits, allow_base, image, shared, hide)
+        return DockerSession(task, limits, allow_base, image, shared, hide, warm)
     raise TaskError(f"unknown terminal backend {backend!r}; known: {', '.join(BACKENDS)}")
 
 

@@ -47,7 +47,8 @@ class TerminalEnv(TaskToolEnv):
 
     ``path``: a task folder or a folder of them (default: the bundled tasks); ``split``: a
     split of their ``[metadata] split`` or ``"all"``; ``difficulty``: keep one level only;
-    ``backend``: ``"bubblewrap"`` or ``"docker"`` (``image``: its Debian image);
+    ``backend``: ``"bubblewrap"`` or ``"docker"`` (``image``: its Debian image; ``warm_pool``:
+    its episode containers started ahead per image, each used once; 0 starts them on demand);
     ``command_timeout_s``: each command's deadline (capped by the task's ``[agent]
     timeout_sec``, which bounds all commands of a step together).
     """
@@ -71,6 +72,7 @@ class TerminalEnv(TaskToolEnv):
         pids: int = 128,
         allow_base: tuple[str, ...] = (),
         image: str | None = None,
+        warm_pool: int = 1,
     ) -> None:
         tasks = load_taskset(path or BUNDLED, difficulty=difficulty,
                              name="terminal" if path is None else "harbor")
@@ -85,6 +87,7 @@ class TerminalEnv(TaskToolEnv):
         self.limits = Limits(memory_mb=memory_mb, disk_mb=disk_mb, pids=pids)
         self.allow_base = tuple(allow_base)
         self.image = image
+        self.warm_pool = int(warm_pool)
         self._session_cache: dict[str, Session] = {}
         self._shared: dict[Any, Any] = {}  # the docker backend's container(s) of this env
         self._owns_sessions = True
@@ -158,7 +161,7 @@ class TerminalEnv(TaskToolEnv):
             )
             self._session_cache[key] = open_session(harbor, self.backend, limits,
                                                     self.allow_base, self.image, self._shared,
-                                                    hide=(self._root,))
+                                                    hide=(self._root,), warm=self.warm_pool)
         return self._session_cache[key]
 
     def start(self, task: Task) -> str:

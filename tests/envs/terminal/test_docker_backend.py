@@ -80,7 +80,7 @@ def test_an_image_without_the_tasks_packages_is_a_clear_error(env):
 def test_a_live_container_per_episode_gone_at_reset(env):
     """Each episode's commands go to one container of its own whose PID 1 serves them: the
     agent cannot kill it, its files persist between commands, a fork gets its own container,
-    and a reset removes it."""
+    and a reset kills it (the engine deletes it)."""
     import docker
 
     env.reset(options={"task_id": "count-error-lines"})
@@ -100,6 +100,12 @@ def test_a_live_container_per_episode_gone_at_reset(env):
         child.close()
     cid = live.container_id
     env.reset(options={"task_id": "count-error-lines"})
+    api = docker.from_env().api
+    try:  # killed at the reset (every process in it gone), deleted by the engine meanwhile
+        assert not api.inspect_container(cid)["State"]["Running"]
+        api.wait(cid, timeout=120, condition="removed")
+    except docker.errors.NotFound:
+        pass
     with pytest.raises(docker.errors.NotFound):
-        docker.from_env().api.inspect_container(cid)
+        api.inspect_container(cid)
     assert "No such file" in run(env, "bash", command="cat /app/k")[0]
