@@ -15,11 +15,16 @@ bundled set (``count-error-lines``):
   container per episode costs);
 - ``docker_exec``: ``true`` run in a started container through the Docker API
   (``exec_create`` + ``exec_start`` with docker-py), and through the ``docker exec`` CLI;
-- ``terminal_docker_*``: the same env on its Docker backend (a live container per episode,
-  started at its first command; a step is one request on its attach stream).
+- ``terminal_docker_*``: the same env on its Docker backend with ``warm_pool=0`` (a live
+  container per episode, started on demand at its first command; a step is one request on its
+  attach stream); ``terminal_docker_first_step``: a reset and the first ``bash("true")``;
+- ``terminal_docker_warm_*``: the same with the warm pool (the default): the episode's
+  container was started ahead; before each timed reset the bench waits (untimed) for the spare
+  to be up, as an episode longer than a container's start leaves it time to.
 
-The last line is ``terminal_step_vs_docker_exec_p50_ratio=<step p50 / API exec p50>``. Without
-a Docker engine the Docker rows are left out and the last line says ``nan``.
+The next-to-last line is ``terminal_docker_warm_vs_cold_first_step_p50_ratio=<warm / on
+demand>``; the last line is ``terminal_step_vs_docker_exec_p50_ratio=<step p50 / API exec
+p50>``. Without a Docker engine the Docker rows are left out and the last line says ``nan``.
 """
 
 from __future__ import annotations
@@ -53,21 +58,39 @@ def _row(name: str, ms: list[float]) -> str:
 
 
 def measure_terminal(n: int, backend: str = "bubblewrap", image: str | None = None,
-                     prefix: str = "terminal") -> dict[str, list[float]]:
+                     prefix: str = "terminal", warm_pool: int = 1) -> dict[str, list[float]]:
     """Reset and ``bash("true")`` step times of the terminal env on ``backend``."""
     from agentgym.envs.terminal.env import TerminalEnv
 
-    env = TerminalEnv(split="all", backend=backend, image=image)
+    env = TerminalEnv(split="all", backend=backend, image=image, warm_pool=warm_pool)
     action = json.dumps({"name": "bash", "arguments": {"command": "true"}})
     env.reset(options={"task_id": TASK})
     out = {f"{prefix}_reset": _times(lambda: env.reset(options={"task_id": TASK}), n),
            f"{prefix}_step": _times(lambda: env.step(action), n)}
+    def first() -> None:
+        env.reset(options={"task_id": TASK})
+        env.step(action)
+
     if backend == "bubblewrap":
-        def first() -> None:
-            env.reset(options={"task_id": TASK})
-            env.step(action)
         out[f"{prefix}_first_step"] = _times(first, max(5, n // 2))
+    else:
+        out[f"{prefix}_first_step"] = _times_docker(env, first, max(5, n // 3))
     env.close()
+    return out
+
+
+def _times_docker(env: object, fn: Callable[[], object], n: int) -> list[float]:
+    """``fn``'s times, each after the warm pool's spare (if any) is up (not timed)."""
+    out = []
+    for i in range(n + 1):
+        live = getattr(env, "_live", None)
+        pool = getattr(live, "_pool", None)
+        if pool is not None:
+            pool.wait_idle(1, timeout=300)
+        begin = time.perf_counter()
+        fn()
+        if i:  # the first is a warm-up
+            out.append((time.perf_counter() - begin) * 1000)
     return out
 
 
@@ -110,7 +133,9 @@ def main() -> None:
     args = parser.parse_args()
     rows = {**measure_terminal(args.n), **measure_docker(args.n, args.image)}
     if "docker_exec" in rows:  # the terminal env's Docker backend, for the record
-        rows.update(measure_terminal(args.n, "docker", args.image, "terminal_docker"))
+        rows.update(measure_terminal(args.n, "docker", args.image, "terminal_docker",
+                                     warm_pool=0))
+        rows.update(measure_terminal(args.n, "docker", args.image, "terminal_docker_warm"))
     for name, ms in rows.items():
         print(_row(name, ms))
     step = statistics.median(rows["terminal_step"])
@@ -119,6 +144,10 @@ def main() -> None:
         reset = statistics.median(rows["terminal_reset"])
         print(f"terminal_reset_vs_docker_run_p50_ratio="
               f"{reset / statistics.median(rows['docker_run']):.4f}")
+    if "terminal_docker_warm_first_step" in rows:
+        warm = statistics.median(rows["terminal_docker_warm_first_step"])
+        cold = statistics.median(rows["terminal_docker_first_step"])
+        print(f"terminal_docker_warm_vs_cold_first_step_p50_ratio={warm / cold:.3f}")
     print(f"terminal_step_vs_docker_exec_p50_ratio={step / execd:.3f}")
 
 
