@@ -99,3 +99,28 @@ def test_a_killed_pre_started_container_aborts_the_episode(env):
     assert spare[:12] in info["abort_reason"], info  # which container, for the operator
     env.reset(options={"task_id": TASK})  # the next episode takes the next container
     assert run(env, "echo hi").startswith("hi")
+
+
+EXITS = """
+import json, sys
+from agentgym.envs.terminal.env import TerminalEnv
+env = TerminalEnv(split="all", backend="docker", image=sys.argv[1], memory_mb=640)
+env.reset(options={"task_id": sys.argv[2]})
+env.step('<tool_call>{"name": "bash", "arguments": {"command": "true"}}</tool_call>')
+pool = env._live._pool
+assert pool.wait_idle(1, timeout=120)
+print(json.dumps([pool.key.label, env._live.container_id, *pool.idle_ids()]), flush=True)
+import builtins
+builtins.kept = env  # never closed nor collected: only the exit handler is left to act
+"""
+
+
+@pytest.mark.slow
+def test_an_exiting_process_kills_its_pool(docker_engine):
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", EXITS, IMAGE, TASK], capture_output=True,
+                          text=True, timeout=600, check=True)
+    label, *ids = json.loads(done.stdout.splitlines()[-1])
+    assert len(ids) == 2  # the episode's container and the spare started ahead
+    assert containers(label, every=False) == []  # none runs once the process is gone
