@@ -16,9 +16,8 @@ import asyncio
 from typing import Any
 
 import agentgym
-from agentgym.policies.scripted import ReplayPolicy
-from agentgym.rollout import Episode, EpisodeRequest, RolloutConfig
-from agentgym.rollout.workers import LocalEnvWorker
+from agentgym.policies import ReplayPolicy
+from agentgym.rollout import Episode, EpisodeRequest, LocalEnvWorker, RolloutConfig
 
 REPLAY_LIMITS = RolloutConfig(max_tokens=1 << 30, env_timeout_s=600.0, policy_timeout_s=60.0,
                               episode_timeout_s=3600.0)

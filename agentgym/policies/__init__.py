@@ -20,6 +20,7 @@ from .trainable import TrainablePolicy, load_trainable_policy, trainable_backend
 _LAZY = {
     "HFPolicy": ".hf",
     "HFVisionPolicy": ".hf_vision",
+    "ReplayPolicy": ".scripted",
     "VisionChatFormat": ".vision",
     "cache_argument": ".hf_decode",
     "image_inputs": ".vision",
@@ -36,6 +37,7 @@ __all__ = [
     "HFVisionPolicy",
     "LogNormalLatency",
     "Policy",
+    "ReplayPolicy",
     "SamplingParams",
     "TrainablePolicy",
     "VisionChatFormat",
