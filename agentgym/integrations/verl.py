@@ -127,8 +127,9 @@ class AgentgymLoop:
         max_turns: Turn limit of the envs :meth:`make_env` makes (None: the env spec's); the
             loop itself counts no turns: the env's :class:`~agentgym.TurnLimit` ends episodes.
         response_length: Cap on response tokens (generated plus environment tokens).
-        config: Timeouts and the rest of the episode's limits (defaults: an hour per episode,
-            generous per-turn limits for large models).
+        config: Timeouts and the rest of the episode's limits, its ``max_tokens`` a cap on the
+            whole sequence (defaults: no such cap, an hour per episode, generous per-turn
+            limits for large models).
     """
 
     def __init__(
@@ -139,10 +140,9 @@ class AgentgymLoop:
         self.tokenizer = tokenizer
         self.max_turns = max_turns
         self.response_length = response_length
-        base = config or RolloutConfig(episode_timeout_s=3600.0, policy_timeout_s=1800.0,
-                                       env_timeout_s=600.0)
-        self.config = replace(base, max_tokens=max(base.max_tokens, 1 << 30),
-                              max_response_tokens=response_length, render_tools=True)
+        base = config or RolloutConfig(max_tokens=1 << 30, episode_timeout_s=3600.0,
+                                       policy_timeout_s=1800.0, env_timeout_s=600.0)
+        self.config = replace(base, max_response_tokens=response_length, render_tools=True)
 
     def make_env(self, env_id: str) -> AgentEnv:
         """``agentgym.make(env_id)`` with this loop's turn limit (make decides and enforces it)."""
