@@ -104,6 +104,47 @@ def frozen_copy(model: Any) -> Any:
     return ref
 
 
+class _Upcast:
+    """Forward hooks of one module whose weights are stored in a low precision: before its
+    forward they are replaced by ``compute``-dtype copies, after it the stored ones return."""
+
+    def __init__(self, stored: dict[str, torch.nn.Parameter], compute: torch.dtype) -> None:
+        self.stored = stored
+        self.compute = compute
+
+    def before(self, module: torch.nn.Module, args: Any) -> None:
+        for name, p in self.stored.items():
+            setattr(module, name, torch.nn.Parameter(p.to(self.compute), requires_grad=False))
+
+    def after(self, module: torch.nn.Module, args: Any, output: Any) -> None:
+        for name, p in self.stored.items():
+            setattr(module, name, p)
+
+
+def compact_copy(model: torch.nn.Module, store: torch.dtype = torch.bfloat16) -> torch.nn.Module:
+    """A frozen copy of ``model`` in eval mode whose fp32 weights are stored as ``store`` (half
+    the bytes for bf16); each module upcasts its own weights to fp32 for its forward only, so
+    at most one module's fp32 weights exist at a time. No fp32 copy is made on the way; tied
+    weights stay tied; weights in another dtype (a bf16 model) are cloned as they are."""
+    memo: dict[int, Any] = {}
+    shrunk: set[int] = set()  # ids of the copies stored as ``store`` (upcast for forwards)
+    for p in model.parameters():
+        if p.dtype == torch.float32 and store != torch.float32:
+            memo[id(p)] = torch.nn.Parameter(p.detach().to(store), requires_grad=False)
+            shrunk.add(id(memo[id(p)]))
+        else:
+            memo[id(p)] = torch.nn.Parameter(p.detach().clone(), requires_grad=False)
+    snap = copy.deepcopy(model, memo)  # parameters come from the memo; buffers are copied
+    snap.eval()
+    for module in snap.modules():
+        low = {n: p for n, p in module.named_parameters(recurse=False) if id(p) in shrunk}
+        if low:
+            hooks = _Upcast(low, torch.float32)
+            module.register_forward_pre_hook(hooks.before)
+            module.register_forward_hook(hooks.after, always_call=True)
+    return snap
+
+
 def pad_id(tokenizer: Any) -> int:
     """The tokenizer's pad id, else its EOS id."""
     pad = tokenizer.pad_token_id if isinstance(tokenizer, HasPadToken) else None
@@ -113,5 +154,5 @@ def pad_id(tokenizer: Any) -> int:
     return int(pad)
 
 
-__all__ = ["apply_lora", "autocast_dtype", "build_model", "frozen_copy", "load_base", "pad_id",
-           "pick_device", "pick_dtype"]
+__all__ = ["apply_lora", "autocast_dtype", "build_model", "compact_copy", "frozen_copy",
+           "load_base", "pad_id", "pick_device", "pick_dtype"]

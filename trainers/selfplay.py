@@ -12,11 +12,11 @@ Applies to envs whose seats are played by opponents (:class:`agentgym.SeatEnv`, 
   ``opponent_pool_size`` frozen copies of the policy, one taken every ``opponent_pool_every``
   steps (the oldest leaves first), as in self-play against past checkpoints.
 
-A frozen checkpoint (a pool entry, ``start``) is a :func:`compact_copy`: its fp32 weights are
-kept in bfloat16 (half the bytes) and each layer upcasts its own to fp32 for its forward only,
-so a checkpoint plays with its own weights rounded to bf16 (relative error <= 2**-9 per weight),
-at fp32 speed (a CPU without bf16 matmuls runs them several times slower). A checkpoint that
-leaves the pool is released before the next one is taken.
+A frozen checkpoint (a pool entry, ``start``) is a :func:`~.modeling.compact_copy`: its fp32
+weights are kept in bfloat16 (half the bytes) and each layer upcasts its own to fp32 for its
+forward only, so a checkpoint plays with its own weights rounded to bf16 (relative error <=
+2**-9 per weight), at fp32 speed (a CPU without bf16 matmuls runs them several times slower). A
+checkpoint that leaves the pool is released before the next one is taken.
 
 ``eval_opponents`` (``scripted``, ``random``, ``start`` = the weights before training, ``self``)
 adds ``winrate_<name>`` (a draw counts half), ``games_<name>`` and ``elo`` (the trained policy's
@@ -25,12 +25,9 @@ rating, anchored at the scripted player's 1000) to each evaluation row.
 
 from __future__ import annotations
 
-import copy
 import logging
 from dataclasses import replace
 from typing import Any
-
-import torch
 
 from agentgym import ConfigError
 from agentgym.opponents import Opponent, OpponentPool, PolicyOpponent, opponent_from_name
@@ -38,53 +35,13 @@ from agentgym.policies import SamplingParams
 from agentgym.rollout import Engine, Outcome, elo_ratings, group_requests, outcome_score
 
 from .distributed import unwrap
+from .modeling import compact_copy
 from .parts import Closeable
 
 logger = logging.getLogger(__name__)
 
 OPPONENTS = ("", "scripted", "random", "self", "pool")
 EVAL_OPPONENTS = ("scripted", "random", "start", "self")
-
-
-class _Upcast:
-    """Forward hooks of one module whose weights are stored in a low precision: before its
-    forward they are replaced by ``compute``-dtype copies, after it the stored ones return."""
-
-    def __init__(self, stored: dict[str, torch.nn.Parameter], compute: torch.dtype) -> None:
-        self.stored = stored
-        self.compute = compute
-
-    def before(self, module: torch.nn.Module, args: Any) -> None:
-        for name, p in self.stored.items():
-            setattr(module, name, torch.nn.Parameter(p.to(self.compute), requires_grad=False))
-
-    def after(self, module: torch.nn.Module, args: Any, output: Any) -> None:
-        for name, p in self.stored.items():
-            setattr(module, name, p)
-
-
-def compact_copy(model: torch.nn.Module, store: torch.dtype = torch.bfloat16) -> torch.nn.Module:
-    """A frozen copy of ``model`` in eval mode whose fp32 weights are stored as ``store`` (half
-    the bytes for bf16); each module upcasts its own weights to fp32 for its forward only, so
-    at most one module's fp32 weights exist at a time. No fp32 copy is made on the way; tied
-    weights stay tied; weights in another dtype (a bf16 model) are cloned as they are."""
-    memo: dict[int, Any] = {}
-    shrunk: set[int] = set()  # ids of the copies stored as ``store`` (upcast for forwards)
-    for p in model.parameters():
-        if p.dtype == torch.float32 and store != torch.float32:
-            memo[id(p)] = torch.nn.Parameter(p.detach().to(store), requires_grad=False)
-            shrunk.add(id(memo[id(p)]))
-        else:
-            memo[id(p)] = torch.nn.Parameter(p.detach().clone(), requires_grad=False)
-    snap = copy.deepcopy(model, memo)  # parameters come from the memo; buffers are copied
-    snap.eval()
-    for module in snap.modules():
-        low = {n: p for n, p in module.named_parameters(recurse=False) if id(p) in shrunk}
-        if low:
-            hooks = _Upcast(low, torch.float32)
-            module.register_forward_pre_hook(hooks.before)
-            module.register_forward_hook(hooks.after, always_call=True)
-    return snap
 
 
 class SelfPlay:
@@ -190,4 +147,4 @@ class SelfPlay:
             self._close(policy)
 
 
-__all__ = ["EVAL_OPPONENTS", "OPPONENTS", "SelfPlay", "compact_copy"]
+__all__ = ["EVAL_OPPONENTS", "OPPONENTS", "SelfPlay"]

@@ -14,7 +14,7 @@ transformers = pytest.importorskip("transformers")
 
 from agentgym.policies import FakeTokenizer, SamplingParams  # noqa: E402
 from agentgym.policies.hf import HFPolicy  # noqa: E402
-from agentgym.trainers.selfplay import compact_copy  # noqa: E402
+from agentgym.trainers.modeling import compact_copy  # noqa: E402
 
 PROMPTS = [list(b"x to move: 1 2 3"), list(b"o to move"), list(b"a longer board 4 5 6 7 8 9")]
 
