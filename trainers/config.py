@@ -265,6 +265,9 @@ class TrainConfig:
     """AdamW weight decay."""
     adam_betas: list[float] = field(default_factory=lambda: [0.9, 0.99])
     """AdamW betas."""
+    optimizer: str = "adamw"
+    """``adamw`` (torch's, fp32 moments: twice the weights) or ``adamw8bit`` (bitsandbytes'
+    block-wise 8-bit moments: half the weights; for runs that must fit a memory bound)."""
     lr_schedule: str = "constant"
     """``constant``, ``linear`` (decay to 0) or ``cosine``, after the warm-up."""
     warmup_steps: int = 0
@@ -338,6 +341,8 @@ class TrainConfig:
         if self.behav_weight_mode == "mask" and self.tis_cap <= 0:
             raise ConfigError("behav_weight_mode=mask needs tis_cap > 0 (the weight above which "
                               "tokens are dropped)")
+        if self.optimizer not in ("adamw", "adamw8bit"):
+            raise ConfigError(f"optimizer must be adamw or adamw8bit, not {self.optimizer!r}")
         if self.bc_optimizer not in ("reset", "keep"):
             raise ConfigError(f"bc_optimizer must be reset or keep, not {self.bc_optimizer!r}")
         if self.task_sampling not in ("uniform", "vade"):

@@ -39,7 +39,7 @@ SECTIONS: dict[str, tuple[str, ...]] = {
     "objective": ("advantage", "adv_eps", "advantage_scope", "loss", "loss_agg",
                   "loss_max_length", "clip_eps_low", "clip_eps_high", "kl_coef", "tis_cap",
                   "decoupled_ppo", "behav_weight_mode", "overlong_buffer", "ppo_epochs"),
-    "learner": ("lr", "weight_decay", "adam_betas", "lr_schedule", "warmup_steps",
+    "learner": ("lr", "weight_decay", "adam_betas", "optimizer", "lr_schedule", "warmup_steps",
                 "max_grad_norm", "micro_batch_size", "logprobs", "share_prompt",
                 "gradient_checkpointing", "host_malloc_threshold_kb"),
     "async": ("async_rollouts", "staleness_eta", "partial_rollouts", "max_version_lag"),
