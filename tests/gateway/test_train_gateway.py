@@ -89,7 +89,7 @@ def test_summarised_context_with_the_gateway_is_refused_at_config_load() -> None
 
 def test_a_negative_memory_limit_is_refused_by_name() -> None:
     from agentgym import ConfigError
-    from agentgym.trainers.gateway_rollouts import AgentSettings
+    from agentgym.trainers.gateway_settings import AgentSettings
 
     with pytest.raises(ConfigError, match="memory_mb"):
         AgentSettings.from_config({"agent": "python agent.py", "memory_mb": -1})

@@ -24,7 +24,8 @@ from security.agent_procs import marked
 from agentgym.envs import webarena
 from agentgym.policies.hf import HFPolicy
 from agentgym.trainers import load_config
-from agentgym.trainers.gateway_rollouts import GatewayRollouts, sandbox_available
+from agentgym.trainers.gateway_rollouts import GatewayRollouts
+from agentgym.trainers.gateway_settings import sandbox_available
 from agentgym.trainers.tiny import tiny_llama
 
 MARK = "agentgym-linger-7f3a9c"

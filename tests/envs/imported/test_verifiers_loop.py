@@ -193,7 +193,7 @@ def test_verifiers_own_loop_through_the_gateway_is_token_exact_and_scored_by_rep
     taskset that ships its own harness. Then, where bubblewrap works, two more in the agent's
     jail as the shipped config runs them."""
     from agentgym.trainers import load_config
-    from agentgym.trainers.gateway_rollouts import sandbox_available
+    from agentgym.trainers.gateway_settings import sandbox_available
 
     records = tmp_path / "records"
     records.mkdir()
