@@ -13,10 +13,15 @@ ENTRY = "agentgym.envs.terminal.env:TerminalEnv"
 TASKS = "agentgym.envs.terminal.env:load_tasks"
 PLUGIN = "builtin-envs"
 MAX_TURNS = 30
+DRILLS = "agentgym.envs.terminal.drills:DrillEnv"
+DRILL_TASKS = "agentgym.envs.terminal.drills:load_drills"
+DRILL_TURNS = 3
+"""A drill's oracle needs two turns (the command, submit): one more is the model's retry."""
 
 
 def register_terminal(register: Any) -> None:
-    """Register ``terminal/train-v0``, ``terminal/test-v0`` and ``terminal/easy-v0``."""
+    """Register ``terminal/train-v0``, ``terminal/test-v0``, ``terminal/easy-v0`` (and
+    ``easy-test-v0``) and the drills ``terminal/drill-v0`` and ``terminal/drill-test-v0``."""
     register("terminal/train-v0", ENTRY, kwargs={"split": "train"}, family="terminal",
              aliases=("terminal", "terminal-train"), max_turns=MAX_TURNS, tasks=TASKS,
              description="Bundled Harbor-format shell tasks (files, text, git, sqlite, "
@@ -30,6 +35,14 @@ def register_terminal(register: Any) -> None:
     register("terminal/easy-test-v0", ENTRY, kwargs={"split": "test", "difficulty": "easy"},
              family="terminal", max_turns=12, tasks=TASKS,
              description="The easy held-out tasks.")
+    register("terminal/drill-v0", DRILLS, kwargs={"split": "train"}, family="terminal",
+             aliases=("terminal-drill",), max_turns=DRILL_TURNS, tasks=DRILL_TASKS,
+             description="Templated one-command shell drills (count, copy, mkdir, head, sort) "
+                         "with seeded parameters, for small models; train split (60 tasks).")
+    register("terminal/drill-test-v0", DRILLS, kwargs={"split": "test"}, family="terminal",
+             max_turns=DRILL_TURNS, tasks=DRILL_TASKS,
+             description="The held-out drills (40): the same templates, unseen file names, "
+                         "words and directories.")
 
 
 def _make_harbor(path: str, **kwargs: Any) -> Any:
