@@ -199,6 +199,10 @@ def task_files(seed: int = 0) -> dict[str, bytes]:
     return files
 
 
+_VISIBLE = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", sys.base_prefix)
+"""Host folders a sandbox mounts (read-only): the drills' answers must not lie under them."""
+
+
 def _on_disk(folder: Path) -> dict[str, bytes]:
     return {p.relative_to(folder).as_posix(): p.read_bytes()
             for p in folder.rglob("*") if p.is_file() and not p.is_symlink()}
@@ -207,10 +211,10 @@ def _on_disk(folder: Path) -> dict[str, bytes]:
 def drill_folder(seed: int = 0) -> Path:
     """The drills' task folder in the private cache, written (or rewritten) when missing or
     different from the generator's output; never under a host folder the sandbox mounts."""
-    base = private_dir(cache_dir() / "terminal-drills", parents=True).resolve()
-    visible = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", sys.base_prefix)
-    if any(base.is_relative_to(Path(v).resolve()) for v in visible):
+    base = (cache_dir() / "terminal-drills").resolve()
+    if any(base.is_relative_to(Path(v).resolve()) for v in _VISIBLE):
         raise UnsafeFolder(f"{base}: the sandbox can read it; point AGENTGYM_CACHE elsewhere")
+    private_dir(base, parents=True)
     files = task_files(seed)
     digest = hashlib.sha256(repr(sorted(files.items())).encode()).hexdigest()[:12]
     folder = base / f"v{VERSION}-s{seed}-{digest}"
