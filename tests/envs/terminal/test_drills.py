@@ -14,7 +14,12 @@ import pytest
 import agentgym
 from agentgym.envs.terminal import drills as drills_module
 from agentgym.envs.terminal.drills import (
-    TEMPLATES, DrillEnv, drill_folder, drills, load_drills, task_files,
+    TEMPLATES,
+    DrillEnv,
+    drill_folder,
+    drills,
+    load_drills,
+    task_files,
 )
 from agentgym.errors import UnsafeFolder
 from agentgym.sandboxes.bubblewrap import bubblewrap_available
@@ -42,7 +47,8 @@ def test_the_generator_is_deterministic_and_the_seed_matters():
     made = drills(0)
     assert {(d.split, d.template) for d in made} == {(s, t) for s in ("train", "test")
                                                      for t in TEMPLATES}
-    assert sum(d.split == "train" for d in made) == 60 and sum(d.split == "test" for d in made) == 40
+    splits = [d.split for d in made]
+    assert splits.count("train") == 60 and splits.count("test") == 40
     assert len({d.instruction for d in made}) == len(made)
 
 
