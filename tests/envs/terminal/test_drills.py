@@ -8,6 +8,8 @@ import json
 import os
 import re
 import stat
+import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -162,3 +164,35 @@ def test_drill_rewards_cheap_probes():
                            command_timeout_s=3)
     assert {"terminal-plant-reward", "terminal-tamper-tests"} <= {p.name for p in result.probes}
     result.raise_for_failures()
+
+
+HARBOR_PYTHON = Path(__file__).resolve().parents[3] / ".venv-harbor" / "bin" / "python"
+HARBOR_READ = r"""
+import json, sys
+from harbor.models.task.task import Task
+out = {}
+for folder in sys.argv[1:]:
+    t = Task(folder)
+    c = t.config
+    out[folder] = [t.instruction, c.agent.timeout_sec, c.verifier.timeout_sec,
+                   c.environment.memory_mb, (c.metadata or {}).get("split")]
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.skipif(not HARBOR_PYTHON.exists(), reason="no .venv-harbor "
+                    "(scripts/setup_harbor_venv.sh)")
+def test_harbors_own_task_model_reads_the_drills():
+    from agentgym.envs.terminal.harbor import discover, load_task
+
+    folders = discover(drill_folder(0))
+    done = subprocess.run([str(HARBOR_PYTHON), "-c", HARBOR_READ, *map(str, folders)],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    theirs = json.loads(done.stdout)
+    assert len(theirs) == len(folders) == 100
+    for folder in folders:
+        ours = load_task(folder)
+        assert theirs[str(folder)] == [
+            ours.instruction, ours.steps[0].agent_timeout_s, ours.steps[0].verifier_timeout_s,
+            ours.memory_mb, ours.metadata["split"]], folder
