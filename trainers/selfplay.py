@@ -16,7 +16,9 @@ A frozen checkpoint (a pool entry, ``start``) is a :func:`~.modeling.compact_cop
 weights are kept in bfloat16 (half the bytes) and each layer upcasts its own to fp32 for its
 forward only, so a checkpoint plays with its own weights rounded to bf16 (relative error <=
 2**-9 per weight), at fp32 speed (a CPU without bf16 matmuls runs them several times slower). A
-checkpoint that leaves the pool is released before the next one is taken.
+checkpoint that leaves the pool is released before the next one is taken. ``start`` is only
+played in evaluations: its weights wait in a private file (bf16) and are loaded for each
+evaluation and released after it, so they take no memory while the policy trains.
 
 ``eval_opponents`` (``scripted``, ``random``, ``start`` = the weights before training, ``self``)
 adds ``winrate_<name>`` (a draw counts half), ``games_<name>`` and ``elo`` (the trained policy's
@@ -26,11 +28,15 @@ rating, anchored at the scripted player's 1000) to each evaluation row.
 from __future__ import annotations
 
 import logging
+import tempfile
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
+import torch
+
 from agentgym import ConfigError
-from agentgym.opponents import Opponent, OpponentPool, PolicyOpponent, opponent_from_name
+from agentgym.opponents import OpponentPool, PolicyOpponent, opponent_from_name
 from agentgym.policies import SamplingParams
 from agentgym.rollout import Engine, Outcome, elo_ratings, group_requests, outcome_score
 
@@ -62,9 +68,13 @@ class SelfPlay:
         self.live = PolicyOpponent(trainer.policy, self.sampling, name="self")
         self.pool = OpponentPool([opponent_from_name("scripted")])
         self._frozen: list[Any] = []
-        self.start: Opponent | None = None
+        self._start_dir: tempfile.TemporaryDirectory[str] | None = None
         if "start" in cfg.eval_opponents:
-            self.start = self._snapshot("start")
+            self._start_dir = tempfile.TemporaryDirectory(prefix="agentgym-start-")  # 0700
+            model = unwrap(trainer.model)
+            torch.save({k: v.detach().to(torch.bfloat16) if v.dtype == torch.float32
+                        else v.detach().clone() for k, v in model.state_dict().items()},
+                       self._start_file)
         self._engines: dict[str, Engine] = {}
 
     def env_kwargs(self) -> dict[str, Any]:
@@ -77,6 +87,26 @@ class SelfPlay:
         if cfg.opponent == "pool":
             return {"opponent": self.pool}
         return {"opponent": cfg.opponent}
+
+    @property
+    def _start_file(self) -> Path:
+        assert self._start_dir is not None
+        return Path(self._start_dir.name) / "start.pt"
+
+    def load_start(self) -> PolicyOpponent:
+        """``start``, the weights before training, as an opponent (close its policy after use):
+        a compact copy of the model with the saved weights put back."""
+        model = compact_copy(unwrap(self.trainer.model))
+        model.load_state_dict(torch.load(self._start_file, map_location="cpu",
+                                         weights_only=True))
+        policy = self.trainer.shared_policy(model)
+        self._frozen.append(policy)
+        return PolicyOpponent(policy, self.sampling, name="start")
+
+    def _release(self, opponent: Any) -> None:
+        """Free a frozen opponent's weights now."""
+        self._frozen[:] = [p for p in self._frozen if p is not opponent.policy]
+        self._close(opponent.policy)
 
     def _snapshot(self, name: str) -> PolicyOpponent:
         """A frozen, bf16-stored copy of the current weights, as an opponent."""
@@ -96,14 +126,13 @@ class SelfPlay:
         while len(policies) >= cfg.opponent_pool_size:  # the oldest leaves before the next copy
             oldest = policies.pop(0)
             self.pool.entries[:] = [e for e in self.pool.entries if e.opponent is not oldest]
-            self._frozen[:] = [p for p in self._frozen if p is not oldest.policy]  # freed now
-            self._close(oldest.policy)
+            self._release(oldest)  # freed now
         self.pool.add(self._snapshot(f"step-{step}"))
         logger.info("opponent pool: %s", ", ".join(self.pool.names))
 
     def _opponent(self, name: str) -> Any:
         if name == "start":
-            return self.start
+            return self.load_start()
         if name == "self":
             return self.live
         return name
@@ -115,16 +144,24 @@ class SelfPlay:
         trainer = self.trainer
         for name in self.cfg.eval_opponents:
             engine = self._engines.get(name)
+            opponent = None
             if engine is None:
+                opponent = self._opponent(name)
                 kwargs = {**self.cfg.env_kwargs, "split": self.cfg.eval_split,
-                          "max_turns": trainer.max_turns, "opponent": self._opponent(name)}
+                          "max_turns": trainer.max_turns, "opponent": opponent}
                 engine = Engine(self.cfg.env, trainer.policy, num_envs=self.cfg.num_envs,
                                 config=trainer.rollouts.rollout_config, env_kwargs=kwargs)
-                self._engines[name] = engine
+                if name != "start":  # start's engine and weights live for one evaluation
+                    self._engines[name] = engine
             base = trainer.rollouts.rollout_config
             engine.config = replace(base, sampling=base.sampling.with_(temperature=0.0))
             requests = group_requests(task_ids, 1, seed=self.cfg.seed + 7919, round=0)
-            trajs = [t for t in engine.run(requests) if not t.aborted]
+            try:
+                trajs = [t for t in engine.run(requests) if not t.aborted]
+            finally:
+                if name == "start":
+                    engine.close()
+                    self._release(opponent)
             scores = [outcome_score(str(t.info.get("outcome", "loss"))) for t in trajs]
             out[f"winrate_{name}"] = sum(scores) / len(scores) if scores else 0.0
             out[f"games_{name}"] = float(len(scores))
@@ -145,6 +182,8 @@ class SelfPlay:
             engine.close()
         for policy in self._frozen:
             self._close(policy)
+        if self._start_dir is not None:
+            self._start_dir.cleanup()
 
 
 __all__ = ["EVAL_OPPONENTS", "OPPONENTS", "SelfPlay"]

@@ -93,8 +93,11 @@ def test_a_saved_checkpoint_is_evaluated_as_the_run_evaluated_it(tiny_cfg, tmp_p
     try:  # the trained weights, not the starting ones the trainer was built with
         pairs = list(zip(loaded.model.parameters(), trained.model.parameters(), strict=True))
         assert all(torch.equal(a, b) for a, b in pairs)
-        start = loaded.selfplay.start.policy.model
-        assert not all(torch.equal(a, b) for a, b in zip(start.parameters(),
-                                                         loaded.model.parameters(), strict=True))
+        start = loaded.selfplay.load_start()
+        try:
+            assert not all(torch.equal(a.float(), b) for a, b in zip(
+                start.policy.model.parameters(), loaded.model.parameters(), strict=True))
+        finally:
+            start.policy.close()
     finally:
         loaded.close()

@@ -125,10 +125,48 @@ def test_a_checkpoint_leaving_the_pool_is_released_before_the_next(tiny_cfg) -> 
         for step in (1, 2, 3, 4):
             sp.after_step(step)
         assert sp.pool.names == ["scripted", "step-3", "step-4"]
-        # start + at most one pool checkpoint stay while the next is taken; never more
-        assert sizes == [1, 2, 2, 2]
-        assert len(sp._frozen) == 3  # start, step-3, step-4: steps 1 and 2 are released
+        # at most one pool checkpoint stays while the next is taken (start waits on disk)
+        assert sizes == [0, 1, 1, 1]
+        assert len(sp._frozen) == 2  # step-3, step-4: steps 1 and 2 are released
         live = weight_bytes(trainer.model)
         assert all(weight_bytes(p.model) * 2 <= live for p in sp._frozen)
     finally:
         trainer.close()
+
+
+def test_start_waits_on_disk_and_lives_only_through_an_evaluation(tiny_cfg) -> None:
+    """``start`` takes no memory while the policy trains: its bf16 weights are in a private
+    file, loaded for each evaluation (the weights before training, rounded to bf16) and released
+    after it; the file goes with the trainer."""
+    import os
+    import stat
+
+    from agentgym.trainers import GRPOTrainer
+
+    cfg = tiny_cfg("env=games/tictactoe-vs-scripted-v0", "steps=1", "opponent=pool",
+                   "eval_opponents=[scripted,start]", "save_every=0", "eval_tasks=2")
+    trainer = GRPOTrainer(cfg)
+    trainer.setup()
+    sp = trainer.selfplay
+    assert sp is not None
+    before = rounded_fp32(trainer.model)
+    folder = sp._start_file.parent
+    try:
+        assert sp._frozen == []  # nothing in memory
+        assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700
+        with torch.no_grad():  # training moves the live weights away from start
+            for p in trainer.model.parameters():
+                p.add_(0.5)
+        start = sp.load_start()
+        try:
+            for a, b in zip(start.policy.model.parameters(), before.parameters(), strict=True):
+                torch.testing.assert_close(a.float(), b, rtol=0, atol=0)
+        finally:
+            sp._release(start)
+        assert sp._frozen == []
+        row = sp.evaluate(trainer.eval_ids[:2])
+        assert row["games_start"] == 2.0 and "winrate_start" in row
+        assert sp._frozen == [] and "start" not in sp._engines  # released after the evaluation
+    finally:
+        trainer.close()
+    assert not folder.exists()
