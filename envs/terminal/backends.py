@@ -19,7 +19,7 @@ from typing import Any, Protocol
 from agentgym.errors import InfrastructureError, TaskError
 from agentgym.sandbox import SandboxLimits
 
-from .dockerfile import BuildPlan, build_plan
+from .dockerfile import SYSTEM_DIRS, BuildPlan, build_plan
 from .harbor import HarborTask
 
 logger = logging.getLogger(__name__)
@@ -65,7 +65,8 @@ class TarSession:
     def __init__(self, task: HarborTask, limits: Limits, allow_base: tuple[str, ...] = (),
                  image: str | None = None, shared: dict[Any, Any] | None = None,
                  hide: tuple[str, ...] = ()) -> None:
-        plan = build_plan(task.dockerfile, task.environment_files, allow_base)
+        self.image = image
+        plan = self._plan(task, allow_base)
         self._check_packages(task, plan)
         self.plan = plan
         self.workdir = plan.workdir
@@ -75,7 +76,6 @@ class TarSession:
             file_size_mb=max(1, limits.disk_mb),
         )
         self.roots = tuple(sorted(plan.roots | set(DEFAULT_ROOTS)))
-        self.image = image
         self.shared = {} if shared is None else shared
         """Containers by (image, roots, limits), shared by the sessions of one env (which runs
         one episode at a time): one container per env, not per task."""
@@ -84,7 +84,14 @@ class TarSession:
         self._hide = (str(task.path), *hide)
         """Host folders the bubblewrap shell shows empty should a bound path (``/usr``) hold
         them: the task's own and the folder of tasks it came from."""
-        self.initial_state = _build(task, plan, self)
+        self.initial_state = self._initial_state(task, plan)
+
+    def _plan(self, task: HarborTask, allow_base: tuple[str, ...]) -> BuildPlan:
+        """How the task's starting filesystem is made (its Dockerfile as a plan)."""
+        return build_plan(task.dockerfile, task.environment_files, allow_base)
+
+    def _initial_state(self, task: HarborTask, plan: BuildPlan) -> bytes:
+        return _build(task, plan, self)
 
     def _check_packages(self, task: HarborTask, plan: BuildPlan) -> None:
         missing = missing_packages(tuple(plan.packages))
@@ -137,16 +144,59 @@ BubblewrapSession = TarSession
 class DockerSession(TarSession):
     """The same over a locked-down container per session (``sandboxes/_docker_session``); the
     packages of the Dockerfile's ``apt-get install`` lines must be in ``image``. ``warm``:
-    episode containers started ahead per image and settings (0: each started on demand)."""
+    episode containers started ahead per image and settings (0: each started on demand).
+    ``build``: True builds the task's own image from its ``environment/`` (``image_build``:
+    ``image`` is then its base), None (the default) only when the plan refuses the Dockerfile
+    (``pip``, ``curl``...), False never."""
 
     backend = "docker"
 
     def __init__(self, task: HarborTask, limits: Limits, allow_base: tuple[str, ...] = (),
                  image: str | None = None, shared: dict[Any, Any] | None = None,
-                 hide: tuple[str, ...] = (), warm: int = 1) -> None:
+                 hide: tuple[str, ...] = (), warm: int = 1, build: bool | None = None) -> None:
         self.warm = max(0, int(warm))
+        self.build = build
+        self.built: str | None = None
+        """The tag of the task's own image, when one was built (or reused)."""
         super().__init__(task, limits, allow_base, image, shared, hide)
         self._pool()  # the first episode's container starts now, in the background
+
+    def _plan(self, task: HarborTask, allow_base: tuple[str, ...]) -> BuildPlan:
+        if self.build is not True:
+            try:
+                return super()._plan(task, allow_base)
+            except TaskError:
+                if self.build is False:
+                    raise
+        return self._build_image(task, allow_base)
+
+    def _build_image(self, task: HarborTask, allow_base: tuple[str, ...]) -> BuildPlan:
+        from agentgym.sandbox import SandboxUnavailable
+
+        from . import image_build
+
+        try:
+            import docker
+
+            client = docker.from_env()
+        except Exception as e:
+            raise SandboxUnavailable(f"docker terminal backend: {type(e).__name__}: {e}") from e
+        tag = image_build.build_image(
+            client, task.name, task.dockerfile, task.environment_files, allow_base=allow_base,
+            base=self.image or image_build.BASE_IMAGE, timeout_s=task.build_timeout_s)
+        self.image = self.built = tag
+        workdir, env = image_build.image_config(client, tag)
+        top = [p for p in workdir.split("/") if p][:1]
+        roots = {"app", *top} - (SYSTEM_DIRS - {"opt", "srv", "home", "mnt", "media"})
+        return BuildPlan(base=tag, workdir=workdir, env=env, roots=roots)
+
+    def _initial_state(self, task: HarborTask, plan: BuildPlan) -> bytes:
+        if self.built is None:
+            return super()._initial_state(task, plan)
+        from . import image_build
+
+        return image_build.cached_state(self.built, tuple(sorted(plan.roots |
+                                                                  set(DEFAULT_ROOTS))))
 
     def _pool(self) -> Any:
         """The warm pool of this session's live containers (joined once per env and
@@ -231,7 +281,8 @@ def _build(task: HarborTask, plan: BuildPlan, session: TarSession) -> bytes:
         raise InfrastructureError(f"building {task.name}: {out.error}")
     if out.exit_code == PACKAGES_MISSING:
         raise TaskError(f"{task.name}: the {session.backend} backend's image lacks "
-                        f"{out.stderr.strip().partition(':')[2].strip()} (docs/terminal.md)")
+                        f"{out.stderr.strip().partition(':')[2].strip()}: pass "
+                        "build_image=True to build the task's own image (docs/terminal.md)")
     if out.exit_code != 0 or out.state is None:
         why = "timed out" if out.timed_out else f"exit status {out.exit_code}"
         raise TaskError(f"building {task.name} on the {session.backend} backend failed ({why}): "
@@ -248,17 +299,21 @@ BACKENDS = ("bubblewrap", "docker")
 def open_session(task: HarborTask, backend: str, limits: Limits,
                  allow_base: tuple[str, ...] = (), image: str | None = None,
                  shared: dict[Any, Any] | None = None, hide: tuple[str, ...] = (),
-                 warm: int = 1) -> Session:
+                 warm: int = 1, build: bool | None = None) -> Session:
     """A session of ``task`` on ``backend``; raises :class:`TaskError` for a task the backend
     cannot run and ``SandboxUnavailable`` for a backend missing here. ``hide``: host folders
     (besides the task's own) its commands must not see, such as the folder of tasks; ``warm``:
-    the docker backend's episode containers started ahead (0: on demand)."""
+    the docker backend's episode containers started ahead (0: on demand); ``build``: whether
+    the docker backend builds the task's own image (None: when the plan cannot run it)."""
     if task.allow_internet:
         logger.info("task %s allows internet; the %s backend has none", task.name, backend)
     if backend == "bubblewrap":
+        if build:
+            raise TaskError("build_image=True needs backend='docker' (the bubblewrap backend "
+                            "has no images)")
         return TarSession(task, limits, allow_base, hide=hide)
     if backend == "docker":
-        return DockerSession(task, limits, allow_base, image, shared, hide, warm)
+        return DockerSession(task, limits, allow_base, image, shared, hide, warm, build)
     raise TaskError(f"unknown terminal backend {backend!r}; known: {', '.join(BACKENDS)}")
 
 

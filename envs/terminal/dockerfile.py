@@ -189,7 +189,7 @@ def build_plan(dockerfile: str, context: dict[str, bytes],
             if _INSTALL.search(args):
                 raise TaskError(
                     f"Dockerfile: RUN {args[:80]!r} installs packages or fetches from the "
-                    "network: it needs backend='docker'")
+                    "network: it needs backend='docker', which builds the task's own image")
             plan.run.append(f"cd {shlex.quote(plan.workdir)} && {{ {args}\n}}")
         else:
             raise TaskError(f"Dockerfile: instruction {word} is not supported")

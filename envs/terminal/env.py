@@ -40,7 +40,9 @@ class TerminalEnv(ShellTools, TaskToolEnv):
     ``path``: a task folder or a folder of them (default: the bundled tasks); ``split``: a
     split of their ``[metadata] split`` or ``"all"``; ``difficulty``: keep one level only;
     ``backend``: ``"bubblewrap"`` or ``"docker"`` (``image``: its Debian image; ``warm_pool``:
-    its episode containers started ahead per image, each used once; 0 starts them on demand);
+    its episode containers started ahead per image, each used once; 0 starts them on demand;
+    ``build_image``: True builds each task's own image from its ``environment/``, None only
+    where the Dockerfile needs it (``pip``, ``curl``...), False never; see ``image_build``);
     ``command_timeout_s``: each command's deadline (capped by the task's ``[agent]
     timeout_sec``, which bounds all commands of a step together).
     """
@@ -65,6 +67,7 @@ class TerminalEnv(ShellTools, TaskToolEnv):
         allow_base: tuple[str, ...] = (),
         image: str | None = None,
         warm_pool: int = 1,
+        build_image: bool | None = None,
     ) -> None:
         tasks = load_taskset(path or BUNDLED, difficulty=difficulty,
                              name="terminal" if path is None else "harbor")
@@ -80,6 +83,7 @@ class TerminalEnv(ShellTools, TaskToolEnv):
         self.allow_base = tuple(allow_base)
         self.image = image
         self.warm_pool = int(warm_pool)
+        self.build_image = build_image
         self._session_cache: dict[str, Session] = {}
         self._shared: dict[Any, Any] = {}  # the docker backend's container(s) of this env
         self._owns_sessions = True
@@ -153,7 +157,8 @@ class TerminalEnv(ShellTools, TaskToolEnv):
             )
             self._session_cache[key] = open_session(harbor, self.backend, limits,
                                                     self.allow_base, self.image, self._shared,
-                                                    hide=(self._root,), warm=self.warm_pool)
+                                                    hide=(self._root,), warm=self.warm_pool,
+                                                    build=self.build_image)
         return self._session_cache[key]
 
     def start(self, task: Task) -> str:
