@@ -175,6 +175,7 @@ class DockerSession(TarSession):
 
         from . import image_build
 
+        image_build.map_dockerfile(task.dockerfile, "base", allow_base)  # a FROM it cannot have
         try:
             import docker
 

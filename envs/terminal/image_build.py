@@ -94,13 +94,15 @@ def map_dockerfile(dockerfile: str, base_image_id: str, allow_base: tuple[str, .
                 "on Debian anyway")
         if alias:
             stages.add(alias)
-    out += ["USER root", f"RUN rm -rf {_BUILD_DIR}"]
+    if any(word == "USER" for word, _ in lines):
+        out.append("USER root")
+    out.append(f"RUN rm -rf {_BUILD_DIR}")
     return "\n".join(out) + "\n"
 
 
 def _preamble(dockerfile: str) -> list[str]:
     out = ["USER root", f"COPY {_DOCKERFILE}.d/ {_BUILD_DIR}/"]
-    out += [f"ARG {k}={v}" for k, v in _ARGS.items()]
+    out.append("ARG " + " ".join(f"{k}={v}" for k, v in _ARGS.items()))  # one step
     if re.search(r"\bpip3?\b", dockerfile):
         out.append(f"RUN {_GET_PIP}")
     return out
