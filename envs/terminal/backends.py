@@ -196,8 +196,8 @@ class DockerSession(TarSession):
             return super()._initial_state(task, plan)
         from . import image_build
 
-        return image_build.cached_state(self.built, tuple(sorted(plan.roots |
-                                                                  set(DEFAULT_ROOTS))))
+        roots = tuple(sorted(plan.roots | set(DEFAULT_ROOTS)))
+        return image_build.cached_state(self.built, roots, self.limits.disk_mb << 20)
 
     def _pool(self) -> Any:
         """The warm pool of this session's live containers (joined once per env and

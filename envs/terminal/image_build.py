@@ -203,9 +203,10 @@ def _run_build(client: Any, name: str, tag: str, context: bytes, timeout_s: floa
                         f"--- build log (last {LOG_TAIL} lines) ---\n{tail}")
 
 
-def image_state(client: Any, image: str, roots: tuple[str, ...]) -> bytes:
+def image_state(client: Any, image: str, roots: tuple[str, ...], cap: int = 1 << 30) -> bytes:
     """The image's files under ``roots`` as a state tar (entries relative to ``/``), read
-    from a created, never started, container."""
+    from a created, never started, container; :class:`TaskError` past ``cap`` bytes (the
+    task's storage: they would not fit its tmpfs)."""
     cid = client.api.create_container(image, ["true"], network_disabled=True)["Id"]
     out = io.BytesIO()
     try:
@@ -223,6 +224,9 @@ def image_state(client: Any, image: str, roots: tuple[str, ...]) -> bytes:
                             continue
                         handle = src.extractfile(member) if member.isfile() else None
                         dest.addfile(member, handle)
+                        if out.tell() > cap:
+                            raise TaskError(f"the image {image} holds more than the task's "
+                                            f"storage ({cap >> 20} MiB) under /{root}")
     finally:
         client.api.remove_container(cid, force=True)
     return out.getvalue()
@@ -231,14 +235,14 @@ def image_state(client: Any, image: str, roots: tuple[str, ...]) -> bytes:
 _STATES: dict[tuple[str, tuple[str, ...]], bytes] = {}
 
 
-def cached_state(image: str, roots: tuple[str, ...]) -> bytes:
+def cached_state(image: str, roots: tuple[str, ...], cap: int = 1 << 30) -> bytes:
     """:func:`image_state`, read once per image and roots in this process."""
     key = (image, roots)
     with _LOCK:
         if key not in _STATES:
             import docker
 
-            _STATES[key] = image_state(docker.from_env(), image, roots)
+            _STATES[key] = image_state(docker.from_env(), image, roots, cap)
         return _STATES[key]
 
 

@@ -129,6 +129,9 @@ def test_a_failing_build_shows_its_log_tail_and_a_present_image_is_not_rebuilt()
         image_build.build_image(_Client(api), "t", "FROM debian\nRUN false\n", {})
     text = str(err.value)
     assert "returned a non-zero code: 1" in text and "step 59" in text and "step 10\n" not in text
+    slow = _Api([{"stream": "Step 1/9 : FROM sha256:base\n"}, {"stream": "never read\n"}])
+    with pytest.raises(TaskError, match=r"timed out after 0 s \(\[environment\] build_timeout"):
+        image_build.build_image(_Client(slow), "t", "FROM debian\n", {}, timeout_s=0)
     present = _Api([], built=True)
     tag = image_build.build_image(_Client(present), "t", "FROM debian\n", {})
     assert tag.startswith("agentgym-task:") and present.builds == 0
