@@ -184,7 +184,8 @@ class DockerSession(TarSession):
             raise SandboxUnavailable(f"docker terminal backend: {type(e).__name__}: {e}") from e
         tag = image_build.build_image(
             client, task.name, task.dockerfile, task.environment_files, allow_base=allow_base,
-            base=self.image or image_build.BASE_IMAGE, timeout_s=task.build_timeout_s)
+            base=self.image or image_build.BASE_IMAGE, timeout_s=task.build_timeout_s,
+            memory_mb=max(2048, task.memory_mb))
         self.image = self.built = tag
         workdir, env = image_build.image_config(client, tag)
         top = [p for p in workdir.split("/") if p][:1]

@@ -144,10 +144,11 @@ def image_tag(mapped: str, files: dict[str, bytes], base_image_id: str) -> str:
 
 def build_image(client: Any, name: str, dockerfile: str, files: dict[str, bytes], *,
                 allow_base: tuple[str, ...] = (), base: str = BASE_IMAGE,
-                timeout_s: float = 600.0) -> str:
+                timeout_s: float = 600.0, memory_mb: int = 4096) -> str:
     """The tag of the task's image, built unless an image of the same content is there.
 
-    Raises :class:`TaskError` for a Dockerfile that cannot be built (its log's tail shown) and
+    Each RUN step's container gets at most ``memory_mb`` (no swap beyond it). Raises
+    :class:`TaskError` for a Dockerfile that cannot be built (its log's tail shown) and
     :class:`InfrastructureError` when the engine or the base image is missing.
     """
     try:
@@ -160,7 +161,7 @@ def build_image(client: Any, name: str, dockerfile: str, files: dict[str, bytes]
     with _LOCK:
         if _exists(client, tag):
             return tag
-        _run_build(client, name, tag, context_tar(files, mapped), timeout_s)
+        _run_build(client, name, tag, context_tar(files, mapped), timeout_s, memory_mb)
         BUILDS[tag] = BUILDS.get(tag, 0) + 1
     return tag
 
@@ -173,7 +174,8 @@ def _exists(client: Any, tag: str) -> bool:
     return True
 
 
-def _run_build(client: Any, name: str, tag: str, context: bytes, timeout_s: float) -> None:
+def _run_build(client: Any, name: str, tag: str, context: bytes, timeout_s: float,
+               memory_mb: int) -> None:
     log: deque[str] = deque(maxlen=LOG_TAIL)
     deadline = time.monotonic() + timeout_s
     error = None
@@ -182,6 +184,7 @@ def _run_build(client: Any, name: str, tag: str, context: bytes, timeout_s: floa
             fileobj=io.BytesIO(context), custom_context=True, dockerfile=_DOCKERFILE, tag=tag,
             rm=True, forcerm=True, network_mode="host", decode=True, timeout=timeout_s,
             labels={LABEL: name[:200]},
+            container_limits={"memory": memory_mb << 20, "memswap": memory_mb << 20},
         )  # fmt: skip
         for chunk in stream:
             text = str(chunk.get("stream") or chunk.get("status") or "")

@@ -205,9 +205,11 @@ def test_a_pip_install_dockerfile_is_built_scored_and_reused(images):
     env.reset()
     obs, reward, terminated, _, info = env.step(call(
         "bash", command="python3 -c \"import six, socket; "
-                        "socket.create_connection(('1.1.1.1', 53), 2)\" 2>&1; ls /.agentgym-build"))
+                        "socket.create_connection(('1.1.1.1', 53), 2)\" 2>&1; ls /.agentgym-build; "
+                        "echo cert=$PIP_CERT"))
     text = obs["text"].lower()
     assert "unreachable" in text and "no such file" in text  # no network, no build settings
+    assert "cert=\n" in text  # the build's arguments are not the episode's environment
     _, reward, terminated, _, info = env.step(call("submit"))
     assert terminated and reward == 0.0, info
     image_id = docker.from_env().api.inspect_image(session.built)["Id"]
