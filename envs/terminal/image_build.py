@@ -195,6 +195,9 @@ def _run_build(client: Any, name: str, tag: str, context: bytes, timeout_s: floa
             if time.monotonic() > deadline:
                 error = f"timed out after {timeout_s:g} s ([environment] build_timeout_sec)"
                 break
+        close = getattr(stream, "close", None)
+        if close is not None:
+            close()  # the engine stops a build whose client went away
     except Exception as e:  # a read past the deadline, or the engine went away
         if time.monotonic() > deadline - 1:
             error = f"timed out after {timeout_s:g} s ([environment] build_timeout_sec)"
