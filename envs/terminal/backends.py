@@ -19,7 +19,7 @@ from typing import Any, Protocol
 from agentgym.errors import InfrastructureError, TaskError
 from agentgym.sandbox import SandboxLimits
 
-from .dockerfile import SYSTEM_DIRS, BuildPlan, build_plan
+from .dockerfile import BuildPlan, build_plan
 from .harbor import HarborTask
 
 logger = logging.getLogger(__name__)
@@ -171,26 +171,11 @@ class DockerSession(TarSession):
         return self._build_image(task, allow_base)
 
     def _build_image(self, task: HarborTask, allow_base: tuple[str, ...]) -> BuildPlan:
-        from agentgym.sandbox import SandboxUnavailable
+        from .image_build import BASE_IMAGE, task_image
 
-        from . import image_build
-
-        image_build.map_dockerfile(task.dockerfile, "base", allow_base)  # a FROM it cannot have
-        try:
-            import docker
-
-            client = docker.from_env()
-        except Exception as e:
-            raise SandboxUnavailable(f"docker terminal backend: {type(e).__name__}: {e}") from e
-        tag = image_build.build_image(
-            client, task.name, task.dockerfile, task.environment_files, allow_base=allow_base,
-            base=self.image or image_build.BASE_IMAGE, timeout_s=task.build_timeout_s,
-            memory_mb=max(2048, task.memory_mb))
-        self.image = self.built = tag
-        workdir, env = image_build.image_config(client, tag)
-        top = [p for p in workdir.split("/") if p][:1]
-        roots = {"app", *top} - (SYSTEM_DIRS - {"opt", "srv", "home", "mnt", "media"})
-        return BuildPlan(base=tag, workdir=workdir, env=env, roots=roots)
+        plan = task_image(task, allow_base, self.image or BASE_IMAGE)
+        self.image = self.built = plan.base
+        return plan
 
     def _initial_state(self, task: HarborTask, plan: BuildPlan) -> bytes:
         if self.built is None:

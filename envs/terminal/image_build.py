@@ -33,7 +33,8 @@ from typing import Any
 
 from agentgym.errors import InfrastructureError, TaskError
 
-from .dockerfile import logical_lines
+from .dockerfile import SYSTEM_DIRS, BuildPlan, logical_lines
+from .harbor import HarborTask
 
 BASE_IMAGE = "agentgym-terminal:bookworm"
 """The local Debian image every mapped ``FROM`` becomes (``scripts/build_sandbox_image.sh``)."""
@@ -238,6 +239,32 @@ def image_state(client: Any, image: str, roots: tuple[str, ...], cap: int = 1 <<
     return out.getvalue()
 
 
+ROOT_DIRS = {"opt", "srv", "home", "mnt", "media"}
+"""Top-level directories of an image a WORKDIR may make an episode's own (a tmpfs filled
+from the image), besides ``/app``; the other system directories stay the image's, read-only."""
+
+
+def task_image(task: HarborTask, allow_base: tuple[str, ...], base: str) -> BuildPlan:
+    """Build (or reuse) ``task``'s image over ``base``: its plan (``base`` is the image's tag,
+    the image's WORKDIR and ENV, the episode's own directories)."""
+    from agentgym.sandbox import SandboxUnavailable
+
+    map_dockerfile(task.dockerfile, "base", allow_base)  # a FROM it cannot have: before Docker
+    try:
+        import docker
+
+        client = docker.from_env()
+    except Exception as e:
+        raise SandboxUnavailable(f"docker terminal backend: {type(e).__name__}: {e}") from e
+    tag = build_image(client, task.name, task.dockerfile, task.environment_files,
+                      allow_base=allow_base, base=base, timeout_s=task.build_timeout_s,
+                      memory_mb=max(2048, task.memory_mb))
+    workdir, env = image_config(client, tag)
+    top = [p for p in workdir.split("/") if p][:1]
+    roots = {"app", *top} - (SYSTEM_DIRS - ROOT_DIRS)
+    return BuildPlan(base=tag, workdir=workdir, env=env, roots=roots)
+
+
 _STATES: dict[tuple[str, tuple[str, ...]], bytes] = {}
 
 
@@ -260,4 +287,4 @@ def image_config(client: Any, image: str) -> tuple[str, dict[str, str]]:
 
 
 __all__ = ["BASE_IMAGE", "BUILDS", "LABEL", "build_image", "cached_state", "context_tar",
-           "image_config", "image_state", "image_tag", "map_dockerfile"]
+           "image_config", "image_state", "image_tag", "map_dockerfile", "task_image"]
