@@ -115,6 +115,9 @@ def eval_cmd(
     policy_timeout: Annotated[float, typer.Option(
         min=1, help="Seconds one policy turn may take; past it the episode aborts.",
         rich_help_panel=ADVANCED)] = 300.0,
+    env_timeout: Annotated[float, typer.Option(
+        min=1, help="Seconds one env reset or step may take.",
+        rich_help_panel=ADVANCED)] = 60.0,
     env_arg: Annotated[list[str] | None, typer.Option(
         "--env-arg", help="key=value for the env's constructor (the value read as YAML: "
                           "numbers, true/false, lists); repeat for several.",
@@ -195,8 +198,9 @@ def eval_cmd(
         fail("--resume and --overwrite exclude each other")
     config = run_guarded(EvalConfig, env_id, policy, split, n, k, out, resume, backend, num_envs,
                          max_turns, max_new_tokens=max_new_tokens, temperature=temperature,
-                         seed=seed, policy_timeout_s=policy_timeout,
-                         episode_timeout_s=max(600.0, 2 * policy_timeout), env_kwargs=env_kwargs,
+                         seed=seed, policy_timeout_s=policy_timeout, env_timeout_s=env_timeout,
+                         episode_timeout_s=max(600.0, 2 * policy_timeout, 2 * env_timeout),
+                         env_kwargs=env_kwargs,
                          summary_budget=summary_budget)
     if overwrite and out:
         clear_outputs(Path(out))

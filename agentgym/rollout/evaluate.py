@@ -82,6 +82,8 @@ class EvalConfig:
     """Wall-clock limit of one episode."""
     policy_timeout_s: float = 300.0
     """Limit of one policy turn (a batched CPU decode on a busy machine may need more)."""
+    env_timeout_s: float = 60.0
+    """Limit of one env reset or step (a reset that builds a task's image may need more)."""
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     """Extra keyword arguments for ``agentgym.make``."""
     summary_budget: int = 0
@@ -270,7 +272,7 @@ async def _run(
     rollout = RolloutConfig(
         max_turns=settings["max_turns"], max_tokens=config.max_tokens,
         episode_timeout_s=config.episode_timeout_s, policy_timeout_s=config.policy_timeout_s,
-        seed=config.seed,
+        env_timeout_s=config.env_timeout_s, seed=config.seed,
         sampling=SamplingParams(max_tokens=config.max_new_tokens,
                                 temperature=settings["temperature"]),
         summary=SummaryConfig(budget=config.summary_budget) if config.summary_budget else None,

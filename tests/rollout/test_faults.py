@@ -51,3 +51,25 @@ def test_hanging_and_crashing_envs(faulty_env: str) -> None:
     # broken workers were replaced by fresh envs; never more than 3 live at once
     stats = engine.pool.stats
     assert stats.created >= 4 and stats.created - stats.discarded <= 3
+
+
+
+def test_eval_passes_its_env_timeout_to_the_episodes(counter_env: str, monkeypatch) -> None:
+    """``agentgym eval --env-timeout``: the limit of one reset or step reaches the episodes (a
+    reset that builds a task's Docker image needs minutes, not the default 60 s)."""
+    import agentgym.rollout.evaluate as evaluate
+
+    seen: list[float] = []
+    real = evaluate.RolloutConfig
+
+    def capture(*args: Any, **kwargs: Any) -> Any:
+        config = real(*args, **kwargs)
+        seen.append(config.env_timeout_s)
+        return config
+
+    monkeypatch.setattr(evaluate, "RolloutConfig", capture)
+    results = evaluate.run_eval(evaluate.EvalConfig(counter_env, n=2, env_timeout_s=900.0),
+                                policy=FakePolicy(("done",)))
+    assert results["metrics"]["episodes"] == 2 and seen == [900.0]
+    evaluate.run_eval(evaluate.EvalConfig(counter_env, n=2), policy=FakePolicy(("done",)))
+    assert seen == [900.0, 60.0]
