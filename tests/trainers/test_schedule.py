@@ -68,7 +68,12 @@ def test_bc_grpo_and_its_phase_schedule_train_the_same(tiny_cfg, tmp_path: Path)
     phased = _train_rows(tiny_cfg, tmp_path, "phased", "phases=[{bc: 1}, {grpo: 1}]")
     assert [r["kind"] for r in legacy] == ["train", "train"]
     assert "bc_loss" in legacy[0] and "reward" in legacy[1]  # a BC step, then a GRPO step
-    assert legacy == phased
+    # behav_logp_abs_diff measures float noise itself (sampler against learner, ~1e-7): its last
+    # bits follow the CPU's reduction order, so it is compared to that noise, the rest exactly
+    noise = "behav_logp_abs_diff"
+    assert legacy[1][noise] == pytest.approx(phased[1][noise], abs=1e-6)
+    assert [{k: v for k, v in r.items() if k != noise} for r in legacy] == [
+        {k: v for k, v in r.items() if k != noise} for r in phased]
 
 
 def test_every_algorithm_runs_the_one_step() -> None:
