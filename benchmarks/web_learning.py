@@ -7,8 +7,10 @@ Default config: ``configs/bc_grpo_webarena_lite_cpu.yaml`` (WebAgent-R1's recipe
 SmolLM2-135M: behaviour cloning from the twin's scripted experts on ``learn-train``, then GRPO
 with the binary task reward; ``learn-test`` held out, see ``envs/webarena/twin_learn.py``).
 Prints held-out success (greedy and sampled) before training, after BC alone and after BC +
-GRPO, and the wall time. The last line is ``web_heldout_gain_points=...``: greedy held-out
-success after BC + GRPO minus before training, in points.
+GRPO, and the wall time; ``web_heldout_gain_points=...`` is greedy held-out success after
+BC + GRPO minus before training. The last line is ``web_rl_share_heldout_points=...``: GRPO's own
+share, greedy held-out success after BC + GRPO minus after BC alone, in points (``nan`` when the
+run has no evaluation after BC alone).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pathlib import Path
 from agentgym.trainers import load_config, train
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from multiturn_gain import _evals  # noqa: E402
 from multiturn_gain import report as _report  # noqa: E402
 
 DEFAULT = "configs/bc_grpo_webarena_lite_cpu.yaml"
@@ -37,6 +40,11 @@ def report(run: Path, bc_steps: int, minutes: float | None = None) -> float:
              if not ln.startswith("multiturn_heldout_gain_points=")]
     sys.stdout.write("\n".join(lines) + "\n")
     sys.stdout.write(f"web_heldout_gain_points={gain:.1f}\n")
+    evals = _evals(run)
+    bc = next((e for e in evals if e["step"] == bc_steps), None)
+    share = (float("nan") if bc is None or bc is evals[-1]
+             else 100 * (evals[-1]["success_greedy"] - bc["success_greedy"]))
+    sys.stdout.write(f"web_rl_share_heldout_points={share:.1f}\n")
     return gain
 
 

@@ -63,8 +63,8 @@ def test_experts_solve_a_sample_of_the_official_template_instantiations() -> Non
 
 SHARD = 60
 """Tasks per slow test (each test stays well inside the suite's per-test timeout)."""
-SPLITS = {"test": 165, "train": 660, "lite-test": 130, "lite-train": 440, "learn-test": 30,
-          "learn-train": 55}
+SPLITS = {"test": 165, "train": 660, "lite-test": 130, "lite-train": 440, "learn-test": 40,
+          "learn-train": 50}
 """Splits played by the slow test, with an upper bound of their sizes (for the shards)."""
 
 
