@@ -210,6 +210,7 @@ class BrowserSession:
         page = self.page
         await self._stop_loading(page)
         await self._close_page(page)
+        self._on_close(page)  # its close event may come later than close() returns
         if not self.pages:
             await self.new_tab()
 

@@ -267,3 +267,33 @@ async def _settled(count_processes: Any, limit: int | None, deadline_s: float = 
         if limit is None or n <= limit or loop.time() > end:
             return n
         await asyncio.sleep(0.2)
+
+
+async def test_closing_the_only_tab_leaves_a_tab_when_the_close_event_comes_late(two_servers):
+    """An agent's ``close_tab`` on its only tab leaves it a blank tab even when Chromium's close
+    event reaches the session after ``page.close()`` returned. Before, the session waited for
+    that event to notice the tab was gone: under load the check came first, no blank tab was
+    opened, and the next step found none (``BrowserCrashed``: an infrastructure abort, which
+    takes a model's own failed episode out of its score; seen in a web training run's
+    evaluation). The event is held here until ``close_tab`` has returned."""
+    allowed = two_servers[0]
+    async with BrowserPool(max_browsers=1) as pool:
+        session = await pool.new_session(NetworkPolicy([allowed]))
+        page = session.page
+        await page.goto(allowed + "/", wait_until="load")
+        returned, delivered = asyncio.Event(), asyncio.Event()
+        held: list[asyncio.Future[None]] = []
+
+        async def deliver(closed: Any) -> None:
+            await returned.wait()
+            session._on_close(closed)
+            delivered.set()
+
+        page.remove_listener("close", session._on_close)
+        page.on("close", lambda closed: held.append(asyncio.ensure_future(deliver(closed))))
+        await session.close_tab()
+        returned.set()
+        await delivered.wait()
+        assert len(session.pages) == 1 and session.page is not page
+        assert not session.page.is_closed() and page.is_closed()
+        await session.aclose()
