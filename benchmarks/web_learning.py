@@ -25,7 +25,6 @@ from pathlib import Path
 from agentgym.trainers import load_config, train
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from multiturn_gain import _evals  # noqa: E402
 from multiturn_gain import report as _report  # noqa: E402
 
 DEFAULT = "configs/bc_grpo_webarena_lite_cpu.yaml"
@@ -40,10 +39,8 @@ def report(run: Path, bc_steps: int, minutes: float | None = None) -> float:
              if not ln.startswith("multiturn_heldout_gain_points=")]
     sys.stdout.write("\n".join(lines) + "\n")
     sys.stdout.write(f"web_heldout_gain_points={gain:.1f}\n")
-    evals = _evals(run)
-    bc = next((e for e in evals if e["step"] == bc_steps), None)
-    share = (float("nan") if bc is None or bc is evals[-1]
-             else 100 * (evals[-1]["success_greedy"] - bc["success_greedy"]))
+    share = next((float(ln.partition("=")[2]) for ln in lines  # the report's own figure
+                  if ln.startswith("rl_share_greedy_points=")), float("nan"))
     sys.stdout.write(f"web_rl_share_heldout_points={share:.1f}\n")
     return gain
 
